@@ -1,0 +1,15 @@
+# Every build option of gpuready, in one place.
+option(GPUREADY_BUILD_TESTS "Build the unit tests and the fake vendor libraries" ON)
+option(GPUREADY_BUILD_FUZZERS "Build libFuzzer targets for the parsers (needs clang)" OFF)
+option(GPUREADY_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
+
+# Warnings for our own targets (not for third-party headers).
+add_library(gpuready_warnings INTERFACE)
+if(MSVC)
+  target_compile_options(gpuready_warnings INTERFACE /W4 /permissive-)
+else()
+  target_compile_options(gpuready_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow)
+  if(GPUREADY_WARNINGS_AS_ERRORS)
+    target_compile_options(gpuready_warnings INTERFACE -Werror)
+  endif()
+endif()

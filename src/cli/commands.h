@@ -1,0 +1,20 @@
+// The subcommands: each has an options struct, a setup_x(CLI::App&) that registers its
+// flags and a run_x() that does the work and returns the exit code (CLI11's
+// subcom_in_files pattern). main.cpp lists them explicitly.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gpuready::cli {
+
+// Exit codes (docs/cli.md): 0 success, 1 problems found (later commands), 2 usage or internal error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitProblems = 1;
+inline constexpr int kExitUsage = 2;
+
+// Registers `probe`; the callback stores the exit code in *exit_code.
+void setup_probe(CLI::App& app, int* exit_code);
+// Registers the hidden `__probe-driver` used to talk to the driver in an isolated child.
+void setup_probe_driver(CLI::App& app, int* exit_code);
+
+}  // namespace gpuready::cli

@@ -1,0 +1,34 @@
+// gpuready's entry point: parses the command line and dispatches to one subcommand.
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace gpuready::cli;
+  CLI::App app{"gpuready: is this machine ready for GPU deep learning, and if not, exactly what to do"};
+  app.set_version_flag("--version", std::string("gpuready ") + GPUREADY_VERSION);
+  app.require_subcommand(0, 1);
+  int exit_code = kExitOk;
+  setup_probe(app, &exit_code);
+  setup_probe_driver(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuready: internal error: %s\n", e.what());
+    return kExitUsage;
+  }
+  if (app.get_subcommands().empty()) {
+    // The doctor (the default command) arrives with its own issue; until then, probe.
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  }
+  return exit_code;
+}

@@ -1,0 +1,70 @@
+// `gpuready probe`: collect the Snapshot of this machine and print it (console or
+// --json), optionally saving it with --save.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/snapshot.h"
+#include "probe/probe.h"
+#include "report/console.h"
+
+namespace gpuready::cli {
+namespace {
+
+struct ProbeCmdOptions {
+  bool json = false;
+  std::string save;
+  std::vector<std::string> python;
+  bool cuda = false;
+  bool no_cuda = false;
+  bool in_process = false;
+  double timeout_s = 10;
+};
+
+int run_probe_cmd(const ProbeCmdOptions& o) {
+  const Os& os = real_os();
+  ProbeOptions opts;
+  opts.python_paths = o.python;
+  opts.cuda_init = o.cuda ? CudaInitPolicy::always : o.no_cuda ? CudaInitPolicy::never : CudaInitPolicy::automatic;
+  opts.child_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+  if (!o.in_process) {
+    if (auto self = os.proc.self_path()) opts.driver_probe_argv = {*self, "__probe-driver"};
+  }
+  const Snapshot snap = run_probe(os, opts);
+  const nlohmann::json j = snapshot_to_json(snap);
+  if (!o.save.empty()) {
+    std::ofstream f(o.save, std::ios::binary | std::ios::trunc);
+    f << j.dump(2) << '\n';
+    if (!f) {
+      std::fprintf(stderr, "gpuready: cannot write the snapshot to %s\n", o.save.c_str());
+      return kExitUsage;
+    }
+  }
+  if (o.json) {
+    std::fputs((j.dump(2) + "\n").c_str(), stdout);
+  } else {
+    std::fputs(render_snapshot_console(snap).c_str(), stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void setup_probe(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ProbeCmdOptions>();
+  CLI::App* sub = app.add_subcommand("probe", "Collect the facts of this machine: OS, CPU, GPUs, driver, toolkits, "
+                                              "libraries, Python environments and frameworks");
+  sub->add_flag("--json", o->json, "Print the snapshot as JSON (schema gpuready.snapshot/1)");
+  sub->add_option("--save", o->save, "Also write the snapshot JSON to FILE")->type_name("FILE");
+  sub->add_option("--python", o->python, "Also inspect this Python interpreter (repeatable)")->type_name("PATH");
+  auto* cuda = sub->add_flag("--cuda", o->cuda, "Always initialise the CUDA driver (cuInit, ~0.2 s) for device "
+                                                "count, SMs and memory bus");
+  sub->add_flag("--no-cuda", o->no_cuda, "Never call cuInit")->excludes(cuda);
+  sub->add_flag("--in-process", o->in_process, "Talk to the driver inside this process instead of an isolated child");
+  sub->add_option("--timeout", o->timeout_s, "Seconds any child process (driver probe, interpreter) may take")
+      ->check(CLI::Range(0.1, 600.0));
+  sub->callback([o, exit_code] { *exit_code = run_probe_cmd(*o); });
+}
+
+}  // namespace gpuready::cli

@@ -1,0 +1,61 @@
+// JSON (de)serialisation of the Snapshot. Field names are the public schema
+// (docs/snapshot.md): rename nothing without bumping kSnapshotSchema.
+#include "core/snapshot.h"
+
+#include <stdexcept>
+
+namespace gpuready {
+
+void to_json(nlohmann::json& j, const Snapshot& s) {
+  j = nlohmann::json{{"schema", s.schema},
+                     {"gpuready_version", s.gpuready_version},
+                     {"created_utc", s.created_utc},
+                     {"hostname", s.hostname},
+                     {"os", s.os},
+                     {"cpu", s.cpu},
+                     {"pci_gpus", s.pci_gpus},
+                     {"nvidia", s.nvidia},
+                     {"toolkits", s.toolkits},
+                     {"libraries", s.libraries},
+                     {"python", s.python},
+                     {"timings", s.timings},
+                     {"notes", s.notes}};
+}
+
+void from_json(const nlohmann::json& j, Snapshot& s) {
+  if (!j.is_object()) throw std::runtime_error("not a gpuready snapshot: the document is not a JSON object");
+  const auto schema = j.find("schema");
+  if (schema == j.end() || !schema->is_string())
+    throw std::runtime_error("not a gpuready snapshot: no \"schema\" field");
+  if (schema->get<std::string>() != kSnapshotSchema)
+    throw std::runtime_error("unsupported snapshot schema \"" + schema->get<std::string>() + "\" (this gpuready reads " +
+                             kSnapshotSchema + ")");
+  Snapshot d;
+  s.schema = schema->get<std::string>();
+  s.gpuready_version = j.value("gpuready_version", d.gpuready_version);
+  s.created_utc = j.value("created_utc", d.created_utc);
+  s.hostname = j.value("hostname", d.hostname);
+  s.os = j.value("os", d.os);
+  s.cpu = j.value("cpu", d.cpu);
+  s.pci_gpus = j.value("pci_gpus", d.pci_gpus);
+  s.nvidia = j.value("nvidia", d.nvidia);
+  s.toolkits = j.value("toolkits", d.toolkits);
+  s.libraries = j.value("libraries", d.libraries);
+  s.python = j.value("python", d.python);
+  s.timings = j.value("timings", d.timings);
+  s.notes = j.value("notes", d.notes);
+}
+
+nlohmann::json snapshot_to_json(const Snapshot& s) { return s; }
+
+Snapshot snapshot_from_json(const nlohmann::json& j) {
+  Snapshot s;
+  try {
+    from_json(j, s);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("malformed snapshot: ") + e.what());
+  }
+  return s;
+}
+
+}  // namespace gpuready

@@ -1,0 +1,232 @@
+// Snapshot: every fact gpuready collected about one machine, as one versioned,
+// JSON-serialisable document ("gpuready.snapshot/1", described in docs/snapshot.md).
+// Collectors (src/probe) fill it and never judge; rules and reporters only read it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fact.h"
+
+namespace gpuready {
+
+inline constexpr const char* kSnapshotSchema = "gpuready.snapshot/1";
+
+// 1. Operating system.
+struct OsFacts {
+  Fact<std::string> family;        // "linux" | "windows" | "macos"
+  Fact<std::string> name;          // "Debian GNU/Linux 12 (bookworm)", "Windows 11 Pro"
+  Fact<std::string> id;            // os-release ID: "debian", "ubuntu"; "windows"
+  Fact<std::string> version;       // "12", "24.04", "10.0.22631"
+  Fact<std::string> kernel;        // "6.1.0-18-amd64"
+  Fact<std::string> arch;          // "x86_64", "aarch64"
+  Fact<std::string> wsl;           // "none" | "wsl1" | "wsl2"
+  Fact<std::string> container;     // "none" | "docker" | "podman" | "kubernetes" | "lxc" | ...
+};
+
+// 2. CPU and memory.
+struct CpuFacts {
+  Fact<std::string> vendor;                 // "GenuineIntel", "AuthenticAMD"
+  Fact<std::string> model;                  // "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz"
+  Fact<int> sockets;
+  Fact<int> cores;                          // physical cores, all sockets
+  Fact<int> threads;                        // logical CPUs
+  Fact<std::map<std::string, bool>> isa;    // avx, avx2, fma, avx512f, avx512_bf16, amx_tile, amx_bf16, ...
+  Fact<std::uint64_t> ram_bytes;
+  Fact<std::uint64_t> ram_available_bytes;
+};
+
+// 3. A display/3D controller on the PCI bus, seen without any driver.
+struct PciGpu {
+  std::string address;              // "0000:01:00.0"
+  std::string vendor;               // "nvidia" | "amd" | "intel" | "other"
+  std::uint32_t vendor_id = 0;      // 0x10de
+  std::uint32_t device_id = 0;      // 0x2335
+  std::uint32_t subsystem_vendor_id = 0;
+  std::uint32_t subsystem_device_id = 0;
+  std::uint32_t class_code = 0;     // 0x030000 VGA, 0x030200 3D, 0x038000 display
+  Fact<std::string> kernel_driver;  // "nvidia" | "nouveau" | "amdgpu" | "vfio-pci" | "none"
+  Fact<int> numa_node;
+  Fact<std::string> link_speed_current, link_speed_max;  // sysfs words: "32.0 GT/s PCIe"
+  Fact<int> link_width_current, link_width_max;
+};
+
+// One step of talking to the driver: what was tried and how it ended.
+struct DriverStep {
+  std::string name;      // "load libnvidia-ml.so.1", "nvmlInit_v2", "cuInit"
+  bool ok = false;
+  std::string code;      // vendor's code name: "NVML_ERROR_LIB_RM_VERSION_MISMATCH", "CUDA_ERROR_NO_DEVICE"
+  std::string message;   // in words a user understands (with the loader's / vendor's own text)
+  double ms = 0;         // how long it took
+};
+
+// 4. Per-GPU facts from NVML and the CUDA driver API.
+struct NvidiaGpu {
+  int index = 0;                              // NVML index
+  Fact<std::string> name;
+  Fact<std::string> uuid;
+  Fact<std::string> pci_bus_id;               // "00000000:01:00.0"
+  Fact<std::uint64_t> memory_total_bytes, memory_used_bytes;
+  Fact<std::string> compute_capability;       // "9.0"
+  Fact<std::string> architecture;             // "Hopper"
+  Fact<int> pcie_gen_current, pcie_gen_max;
+  Fact<int> pcie_width_current, pcie_width_max;
+  Fact<bool> persistence_mode;
+  Fact<bool> ecc_enabled;                     // current ECC mode
+  Fact<std::vector<std::string>> clocks_event_reasons;  // "gpu_idle", "sw_power_cap", "hw_thermal_slowdown", ...
+  Fact<int> temperature_c;
+  Fact<double> power_draw_w, power_limit_w;
+  Fact<int> sm_clock_mhz, memory_clock_mhz;   // current clocks (NVML)
+  Fact<int> sm_clock_max_mhz, memory_clock_max_mhz;
+  Fact<int> memory_bus_width_bits;            // NVML, else CUDA attribute
+  // From the CUDA driver API (needs cuInit).
+  Fact<int> sm_count;
+  Fact<int> cuda_ordinal;                     // index as CUDA numbers it (after CUDA_VISIBLE_DEVICES)
+};
+
+struct NvidiaDriverFacts {
+  std::vector<DriverStep> steps;              // the probe order, each step's result
+  Fact<std::string> nvml_library;             // the file the loader mapped
+  Fact<std::string> driver_version;           // "580.159.04"
+  Fact<std::string> cuda_driver_version;      // newest CUDA the driver supports: "13.0"
+  Fact<std::string> kernel_module_version;    // /proc/driver/nvidia/version
+  Fact<int> nvml_device_count;
+  Fact<std::string> cuda_library;             // libcuda file mapped
+  Fact<std::string> cuda_init;                // "CUDA_SUCCESS" or the error name
+  Fact<int> cuda_device_count;
+  Fact<std::string> cuda_visible_devices;     // the variable's value, or unknown "not set"
+  std::vector<NvidiaGpu> gpus;
+};
+
+// 5. A CUDA toolkit install.
+struct Toolkit {
+  std::string root;                           // "/usr/local/cuda-12.4", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.0"
+  std::vector<std::string> found_by;          // "CUDA_HOME", "CUDA_PATH_V11_0", "PATH nvcc", "/usr/local/cuda*", "conda", "pip"
+  Fact<std::string> version;                  // "12.4.1"
+  std::string version_source;                 // "version.json", "version.txt", "cuda.h", "nvcc --version", "dist-info"
+  Fact<std::string> nvcc;                     // path of nvcc in this install
+  bool is_path_nvcc = false;                  // PATH's nvcc belongs to this install
+  std::string canonical_root;                 // root with links resolved (to merge /usr/local/cuda with cuda-12.4)
+};
+
+// 6. One copy of a GPU library on disk.
+struct LibraryCopy {
+  std::string library;                        // "cudart" | "cublas" | "cudnn" | "cufft" | "curand" | "cusolver" | "cusparse" | "nccl" | "tensorrt" | ...
+  std::string path;                           // the file
+  std::string file_name;                      // "libcudnn.so.9.1.0"
+  std::string soname;                         // "libcudnn.so.9" (what a framework asks for)
+  Fact<std::string> version;                  // "9.1.0"
+  std::string version_source;                 // "cudnn_version.h", "file name", "dist-info"
+  std::string origin;                         // "toolkit", "ld.so.cache", "LD_LIBRARY_PATH", "wsl", "pip", "conda", "system"
+  std::string origin_detail;                  // e.g. the toolkit root or the wheel name
+};
+
+// Which file the dynamic loader would pick for one soname.
+struct LoaderResolution {
+  std::string soname;                         // "libcudnn.so.9"
+  Fact<std::string> path;                     // unknown: "not found by the loader"
+  std::string via;                            // "LD_LIBRARY_PATH", "ld.so.cache", "default path", "PATH", "System32"
+};
+
+// A cuDNN 8/9 install: the main library and its sub-libraries in one folder.
+struct CudnnSet {
+  std::string dir;
+  Fact<std::string> version;                  // from the header next to it, or the main file name
+  std::vector<std::string> present;           // sub-libraries found: "cudnn_ops", "cudnn_cnn", ...
+  std::vector<std::string> missing;           // expected for this major, not found
+  std::map<std::string, std::string> versions;  // sub-library -> version seen in its file name
+  bool consistent = true;                     // all sub-libraries of one version
+  Fact<std::string> header;                   // cudnn_version.h that belongs to it, if any
+};
+
+struct LibraryFacts {
+  std::vector<LibraryCopy> copies;
+  std::vector<LoaderResolution> resolutions;
+  std::vector<CudnnSet> cudnn_sets;
+  Fact<std::string> ld_cache;                 // path of the loader cache read, or why not
+};
+
+// 7. Python environments and their frameworks.
+struct PythonPackage {
+  std::string name;                           // normalised: "torch", "tensorflow", "nvidia-cudnn-cu12"
+  std::string version;                        // "2.11.0+cu130"
+  std::string location;                       // the .dist-info / .egg-info folder
+  std::map<std::string, std::string> details; // "cuda": "13.0", "cudnn": "9", "variant": "cu130", ...
+};
+
+struct PythonEnv {
+  std::string interpreter;                    // path
+  std::vector<std::string> found_by;          // "PATH", "conda", "--python", "venv"
+  Fact<std::string> version;                  // "3.12.3"
+  Fact<std::string> prefix;                   // sys.prefix
+  std::vector<std::string> site_packages;
+  std::vector<PythonPackage> packages;        // only the GPU-relevant ones
+  std::string error;                          // what went wrong asking it (timeout, crash)
+};
+
+struct ProbeTiming {
+  std::string collector;
+  double ms = 0;
+};
+
+struct Snapshot {
+  std::string schema = kSnapshotSchema;
+  std::string gpuready_version;
+  std::string created_utc;                    // ISO 8601
+  Fact<std::string> hostname;
+  OsFacts os;
+  CpuFacts cpu;
+  std::vector<PciGpu> pci_gpus;
+  NvidiaDriverFacts nvidia;
+  std::vector<Toolkit> toolkits;
+  LibraryFacts libraries;
+  std::vector<PythonEnv> python;
+  std::vector<ProbeTiming> timings;
+  std::vector<std::string> notes;             // collector-level problems worth showing (bad input, skipped paths)
+};
+
+// JSON for every part (field names are the schema; see docs/snapshot.md).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OsFacts, family, name, id, version, kernel, arch, wsl, container)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CpuFacts, vendor, model, sockets, cores, threads, isa, ram_bytes,
+                                                ram_available_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PciGpu, address, vendor, vendor_id, device_id, subsystem_vendor_id,
+                                                subsystem_device_id, class_code, kernel_driver, numa_node,
+                                                link_speed_current, link_speed_max, link_width_current,
+                                                link_width_max)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverStep, name, ok, code, message, ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NvidiaGpu, index, name, uuid, pci_bus_id, memory_total_bytes,
+                                                memory_used_bytes, compute_capability, architecture,
+                                                pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max,
+                                                persistence_mode, ecc_enabled, clocks_event_reasons, temperature_c,
+                                                power_draw_w, power_limit_w, sm_clock_mhz, memory_clock_mhz,
+                                                sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_width_bits,
+                                                sm_count, cuda_ordinal)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NvidiaDriverFacts, steps, nvml_library, driver_version,
+                                                cuda_driver_version, kernel_module_version, nvml_device_count,
+                                                cuda_library, cuda_init, cuda_device_count, cuda_visible_devices,
+                                                gpus)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Toolkit, root, found_by, version, version_source, nvcc,
+                                                is_path_nvcc, canonical_root)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryCopy, library, path, file_name, soname, version,
+                                                version_source, origin, origin_detail)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LoaderResolution, soname, path, via)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CudnnSet, dir, version, present, missing, versions, consistent,
+                                                header)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryFacts, copies, resolutions, cudnn_sets, ld_cache)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonPackage, name, version, location, details)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonEnv, interpreter, found_by, version, prefix, site_packages,
+                                                packages, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeTiming, collector, ms)
+
+void to_json(nlohmann::json& j, const Snapshot& s);
+// Throws std::runtime_error with a readable message on a document that is not a snapshot/1.
+void from_json(const nlohmann::json& j, Snapshot& s);
+
+nlohmann::json snapshot_to_json(const Snapshot& s);
+Snapshot snapshot_from_json(const nlohmann::json& j);
+
+}  // namespace gpuready

@@ -1,0 +1,32 @@
+// Version: dotted numeric versions as the GPU stack writes them ("580.159.04", "12.4",
+// "9.1.0", "2.11.0+cu130", "13000" from cuDriverGetVersion), parsed and compared.
+#pragma once
+
+#include <compare>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuready {
+
+struct Version {
+  std::vector<long> parts;   // numeric components, e.g. {12, 4, 1}
+  std::string suffix;        // whatever followed the numbers: "+cu130", "rc1", ".post1"
+
+  // Parses a leading dotted-number version; nullopt when the text does not start with one.
+  static std::optional<Version> parse(std::string_view text);
+  // cuDriverGetVersion / CUDA_VERSION style integer: 12040 -> 12.4, 13000 -> 13.0.
+  static Version from_cuda_int(long v);
+
+  [[nodiscard]] long major() const { return parts.empty() ? 0 : parts[0]; }
+  [[nodiscard]] long minor() const { return parts.size() > 1 ? parts[1] : 0; }
+  [[nodiscard]] long patch() const { return parts.size() > 2 ? parts[2] : 0; }
+  [[nodiscard]] std::string str() const;  // numbers joined by '.', suffix appended
+
+  // Compares the numeric parts only; missing parts count as 0 ("12.4" == "12.4.0").
+  friend std::strong_ordering operator<=>(const Version& a, const Version& b);
+  friend bool operator==(const Version& a, const Version& b) { return (a <=> b) == 0; }
+};
+
+}  // namespace gpuready

@@ -1,0 +1,119 @@
+// The OS seams: every file read, environment lookup, child process and library load of
+// gpuready goes through these four small interfaces. Real implementations live in
+// platform/posix and platform/win32; tests substitute fakes (tests/unit/fake_os.h).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuready {
+
+// Filesystem access. Paths are UTF-8 strings in the OS's own syntax.
+struct DirEntry {
+  std::string name;         // file name only
+  bool is_dir = false;      // after following symlinks
+  bool is_symlink = false;
+};
+
+class Fs {
+ public:
+  virtual ~Fs() = default;
+  // Reads at most max_bytes; nullopt with *error set when the file cannot be read.
+  virtual std::optional<std::string> read_file(const std::string& path, size_t max_bytes,
+                                               std::string* error) const = 0;
+  // Lists a directory (no "." or ".."); nullopt with *error on failure.
+  virtual std::optional<std::vector<DirEntry>> list_dir(const std::string& path,
+                                                        std::string* error) const = 0;
+  virtual bool exists(const std::string& path) const = 0;
+  virtual bool is_dir(const std::string& path) const = 0;
+  // Where a symlink points (one level); nullopt if not a link.
+  virtual std::optional<std::string> read_link(const std::string& path) const = 0;
+  // The canonical path with every link resolved; nullopt on a loop or a missing path.
+  virtual std::optional<std::string> canonical(const std::string& path) const = 0;
+};
+
+class Env {
+ public:
+  virtual ~Env() = default;
+  virtual std::optional<std::string> get(const std::string& name) const = 0;
+  virtual std::map<std::string, std::string> all() const = 0;
+};
+
+struct ProcResult {
+  bool started = false;        // false: could not start at all, see error
+  bool timed_out = false;      // killed after the timeout
+  int exit_code = -1;          // valid when exited normally
+  int signal = 0;              // POSIX: the signal that ended it; 0 otherwise
+  std::string out;             // stdout (capped)
+  std::string err;             // stderr (capped)
+  std::string error;           // why it could not start / how it ended, in words
+  [[nodiscard]] bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
+};
+
+struct ProcOptions {
+  std::chrono::milliseconds timeout{5000};
+  size_t max_output = 1 << 20;                 // per stream
+  std::map<std::string, std::string> set_env;  // added to (or replacing in) the inherited env
+  std::vector<std::string> unset_env;
+  std::string stdin_data;                      // written to the child's stdin, then closed
+};
+
+class Proc {
+ public:
+  virtual ~Proc() = default;
+  // Runs argv[0] (a path, or a name looked up on PATH) and always returns: a child that
+  // outlives the timeout is killed with its whole process group.
+  virtual ProcResult run(const std::vector<std::string>& argv, const ProcOptions& options) const = 0;
+  // The path of the running executable (to re-run gpuready itself as an isolated child).
+  virtual std::optional<std::string> self_path() const = 0;
+};
+
+// Run-time library loading (dlopen / LoadLibraryExW).
+class DynLib {
+ public:
+  virtual ~DynLib() = default;
+  struct Handle {
+    void* raw = nullptr;
+    explicit operator bool() const { return raw != nullptr; }
+  };
+  // name_or_path as dlopen takes it; on failure an empty handle and *error = the loader's words.
+  virtual Handle open(const std::string& name_or_path, std::string* error) const = 0;
+  virtual void* symbol(Handle h, const std::string& name) const = 0;
+  // The file the loader actually mapped for this handle (dlinfo / GetModuleFileNameW).
+  virtual std::optional<std::string> path_of(Handle h, void* any_symbol) const = 0;
+  virtual void close(Handle h) const = 0;
+};
+
+// The bundle collectors receive.
+struct Os {
+  const Fs& fs;
+  const Env& env;
+  const Proc& proc;
+  const DynLib& dl;
+};
+
+// The real OS of this process.
+const Os& real_os();
+
+// Host facts that have no better seam (uname, sysinfo, GetVersionEx...).
+struct HostInfo {
+  std::string kernel_name;     // "Linux", "Windows_NT"
+  std::string kernel_release;  // uname -r / Windows build
+  std::string machine;         // x86_64, aarch64, AMD64
+  std::string hostname;
+  std::optional<std::uint64_t> ram_bytes;
+  std::optional<int> logical_cpus;
+};
+HostInfo host_info();
+
+// Path helpers that know the OS separator.
+char path_separator();        // '/' or '\\'
+char path_list_separator();   // ':' or ';' (PATH, LD_LIBRARY_PATH)
+std::string join_path(const std::string& a, const std::string& b);
+std::vector<std::string> split_path_list(const std::string& list);
+
+}  // namespace gpuready

@@ -1,0 +1,44 @@
+// POSIX implementation of DynLib: dlopen with RTLD_LOCAL so that a probed library
+// never leaks its symbols into the next one; dlerror() text is kept for the report.
+#include <dlfcn.h>
+#include <link.h>
+
+#include "platform/posix/posix_os.h"
+
+namespace gpuready {
+
+DynLib::Handle PosixDynLib::open(const std::string& name_or_path, std::string* error) const {
+  ::dlerror();
+  void* h = ::dlopen(name_or_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h && error) {
+    const char* e = ::dlerror();
+    *error = e ? e : (name_or_path + ": cannot be loaded");
+  }
+  return Handle{h};
+}
+
+void* PosixDynLib::symbol(Handle h, const std::string& name) const {
+  if (!h) return nullptr;
+  ::dlerror();
+  return ::dlsym(h.raw, name.c_str());
+}
+
+std::optional<std::string> PosixDynLib::path_of(Handle h, void* any_symbol) const {
+#ifdef RTLD_DI_LINKMAP
+  if (h) {
+    link_map* map = nullptr;
+    if (::dlinfo(h.raw, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name) return std::string(map->l_name);
+  }
+#endif
+  if (any_symbol) {
+    Dl_info info{};
+    if (::dladdr(any_symbol, &info) != 0 && info.dli_fname) return std::string(info.dli_fname);
+  }
+  return std::nullopt;
+}
+
+void PosixDynLib::close(Handle h) const {
+  if (h) ::dlclose(h.raw);
+}
+
+}  // namespace gpuready

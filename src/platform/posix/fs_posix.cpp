@@ -1,0 +1,95 @@
+// POSIX implementation of Fs: plain open/read, opendir, readlink, realpath.
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "platform/posix/posix_os.h"
+
+namespace gpuready {
+
+std::optional<std::string> PosixFs::read_file(const std::string& path, size_t max_bytes, std::string* error) const {
+  // O_NONBLOCK: a FIFO planted where a version file should be must not block us.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    if (error) *error = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+    ::close(fd);
+    if (error) *error = path + ": not a regular file";
+    return std::nullopt;
+  }
+  std::string data;
+  char buf[65536];
+  while (data.size() < max_bytes) {
+    const size_t want = std::min(sizeof buf, max_bytes - data.size());
+    const ssize_t n = ::read(fd, buf, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      if (error) *error = path + ": " + std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return data;
+}
+
+std::optional<std::vector<DirEntry>> PosixFs::list_dir(const std::string& path, std::string* error) const {
+  DIR* d = ::opendir(path.c_str());
+  if (!d) {
+    if (error) *error = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::vector<DirEntry> out;
+  while (const dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    DirEntry entry;
+    entry.name = e->d_name;
+    const std::string full = path + "/" + entry.name;
+    struct stat lst {};
+    if (::lstat(full.c_str(), &lst) == 0) entry.is_symlink = S_ISLNK(lst.st_mode);
+    struct stat st {};
+    if (::stat(full.c_str(), &st) == 0) entry.is_dir = S_ISDIR(st.st_mode);
+    out.push_back(std::move(entry));
+  }
+  ::closedir(d);
+  return out;
+}
+
+bool PosixFs::exists(const std::string& path) const {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+bool PosixFs::is_dir(const std::string& path) const {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::optional<std::string> PosixFs::read_link(const std::string& path) const {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+  if (n < 0) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::optional<std::string> PosixFs::canonical(const std::string& path) const {
+  char* r = ::realpath(path.c_str(), nullptr);
+  if (!r) return std::nullopt;
+  std::string out(r);
+  std::free(r);
+  return out;
+}
+
+}  // namespace gpuready

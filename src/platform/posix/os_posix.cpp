@@ -1,0 +1,35 @@
+// The real POSIX Os bundle and host facts from uname/sysinfo.
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "platform/posix/posix_os.h"
+
+namespace gpuready {
+
+const Os& real_os() {
+  static const PosixFs fs;
+  static const PosixEnv env;
+  static const PosixProc proc;
+  static const PosixDynLib dl;
+  static const Os os{fs, env, proc, dl};
+  return os;
+}
+
+HostInfo host_info() {
+  HostInfo h;
+  utsname u{};
+  if (::uname(&u) == 0) {
+    h.kernel_name = u.sysname;
+    h.kernel_release = u.release;
+    h.machine = u.machine;
+    h.hostname = u.nodename;
+  }
+  struct sysinfo si {};
+  if (::sysinfo(&si) == 0) h.ram_bytes = static_cast<std::uint64_t>(si.totalram) * si.mem_unit;
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (n > 0) h.logical_cpus = static_cast<int>(n);
+  return h;
+}
+
+}  // namespace gpuready

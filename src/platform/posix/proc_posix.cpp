@@ -1,0 +1,199 @@
+// POSIX implementation of Proc: fork/exec into a new process group, read both pipes
+// with poll, and kill the whole group at the timeout, so a hung interpreter or a
+// driver stuck in the kernel never hangs gpuready.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "platform/posix/posix_os.h"
+
+extern char** environ;
+
+namespace gpuready {
+namespace {
+
+long long now_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+std::vector<std::string> child_environment(const ProcOptions& o) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    const std::string key = kv.substr(0, kv.find('='));
+    bool drop = o.set_env.count(key) > 0;
+    for (const auto& u : o.unset_env) drop = drop || u == key;
+    if (!drop) env.push_back(std::move(kv));
+  }
+  for (const auto& [k, v] : o.set_env) env.push_back(k + "=" + v);
+  return env;
+}
+
+}  // namespace
+
+ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOptions& options) const {
+  ProcResult r;
+  if (argv.empty()) {
+    r.error = "no program given";
+    return r;
+  }
+  std::vector<std::string> env = child_environment(options);
+  std::vector<char*> cargv, cenv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (auto& e : env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2], in_pipe[2], exec_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(in_pipe, O_CLOEXEC) != 0 ||
+      ::pipe2(exec_pipe, O_CLOEXEC) != 0) {
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    r.error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1], exec_pipe[0], exec_pipe[1]})
+      ::close(fd);
+    return r;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(in_pipe[0], 0);
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execvpe(cargv[0], cargv.data(), cenv.data());
+    const int e = errno;
+    (void)!::write(exec_pipe[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from the parent, so the kill below cannot race the child's own call
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  ::close(in_pipe[0]);
+  ::close(exec_pipe[1]);
+
+  // Did exec work? The pipe closes on a successful exec (O_CLOEXEC) or carries errno.
+  int exec_errno = 0;
+  ssize_t got;
+  do got = ::read(exec_pipe[0], &exec_errno, sizeof exec_errno);
+  while (got < 0 && errno == EINTR);
+  ::close(exec_pipe[0]);
+  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+    ::waitpid(pid, nullptr, 0);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    ::close(in_pipe[1]);
+    r.error = argv[0] + ": " + std::strerror(exec_errno);
+    return r;
+  }
+  r.started = true;
+
+  // Feed stdin without blocking on a child that never reads it.
+  size_t in_off = 0;
+  int in_fd = in_pipe[1];
+  ::fcntl(in_fd, F_SETFL, O_NONBLOCK);
+  ::signal(SIGPIPE, SIG_IGN);
+  if (options.stdin_data.empty()) {
+    ::close(in_fd);
+    in_fd = -1;
+  }
+
+  const long long deadline = now_ms() + options.timeout.count();
+  int fds[2] = {out_pipe[0], err_pipe[0]};
+  std::string* sinks[2] = {&r.out, &r.err};
+  char buf[16384];
+  while (fds[0] >= 0 || fds[1] >= 0) {
+    const long long left = deadline - now_ms();
+    if (left <= 0) {
+      r.timed_out = true;
+      break;
+    }
+    pollfd p[3];
+    int n = 0;
+    int which[3];
+    for (int k = 0; k < 2; ++k)
+      if (fds[k] >= 0) {
+        p[n] = {fds[k], POLLIN, 0};
+        which[n++] = k;
+      }
+    if (in_fd >= 0) {
+      p[n] = {in_fd, POLLOUT, 0};
+      which[n++] = 2;
+    }
+    const int rc = ::poll(p, static_cast<nfds_t>(n), static_cast<int>(left));
+    if (rc < 0 && errno != EINTR) break;
+    for (int k = 0; k < n && rc > 0; ++k) {
+      if (!p[k].revents) continue;
+      if (which[k] == 2) {
+        const ssize_t w = ::write(in_fd, options.stdin_data.data() + in_off, options.stdin_data.size() - in_off);
+        if (w > 0) in_off += static_cast<size_t>(w);
+        if (w < 0 && errno != EAGAIN) in_off = options.stdin_data.size();
+        if (in_off >= options.stdin_data.size()) {
+          ::close(in_fd);
+          in_fd = -1;
+        }
+        continue;
+      }
+      const int s = which[k];
+      const ssize_t m = ::read(fds[s], buf, sizeof buf);
+      if (m > 0) {
+        const size_t room = options.max_output > sinks[s]->size() ? options.max_output - sinks[s]->size() : 0;
+        sinks[s]->append(buf, std::min(room, static_cast<size_t>(m)));
+      } else if (m == 0 || (errno != EINTR && errno != EAGAIN)) {
+        ::close(fds[s]);
+        fds[s] = -1;
+      }
+    }
+  }
+  if (in_fd >= 0) ::close(in_fd);
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
+
+  int status = 0;
+  if (r.timed_out) {
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    r.error = argv[0] + ": no answer within " + std::to_string(options.timeout.count()) + " ms, killed";
+    return r;
+  }
+  // Pipes closed; the child may still be running (it closed its stdout). Wait within the deadline.
+  for (;;) {
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) break;
+    if (now_ms() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      r.timed_out = true;
+      r.error = argv[0] + ": no exit within " + std::to_string(options.timeout.count()) + " ms, killed";
+      return r;
+    }
+    ::usleep(1000);
+  }
+  if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+    r.error = argv[0] + ": killed by signal " + std::to_string(r.signal) + " (" + ::strsignal(r.signal) + ")";
+  }
+  return r;
+}
+
+std::optional<std::string> PosixProc::self_path() const {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace gpuready

@@ -1,0 +1,61 @@
+// run_probe: the collectors in dependency order, independent ones on their own threads.
+// Slow collectors (the driver child process, Python interpreters) start first so that
+// their waiting overlaps the file-system work of the others.
+#include "probe/probe.h"
+
+#include <chrono>
+#include <ctime>
+#include <future>
+
+namespace gpuready {
+namespace {
+
+template <class F>
+double timed(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+#ifdef _WIN32
+  gmtime_s(&tm, &t);
+#else
+  gmtime_r(&t, &tm);
+#endif
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
+  Snapshot s;
+  s.gpuready_version = GPUREADY_VERSION;
+  s.created_utc = utc_now();
+  const HostInfo host = host_info();
+  s.hostname = host.hostname.empty() ? Fact<std::string>::unknown("the OS did not report a host name")
+                                     : Fact<std::string>(host.hostname);
+
+  double t_nvidia = 0, t_python = 0;
+  auto nvidia = std::async(std::launch::async, [&] { t_nvidia = timed([&] { collect_nvidia(os, opts, s.nvidia); }); });
+  auto python = std::async(std::launch::async, [&] { t_python = timed([&] { collect_python(os, opts, s.python); }); });
+
+  const double t_os = timed([&] { collect_os(os, s.os); });
+  const double t_cpu = timed([&] { collect_cpu(os, s.cpu); });
+  const double t_pci = timed([&] { collect_pci(os, s.pci_gpus); });
+  const double t_toolkits = timed([&] { collect_toolkits(os, s.toolkits); });
+  python.get();
+  const double t_libraries = timed([&] { collect_libraries(os, s.toolkits, s.python, s.libraries); });
+  nvidia.get();
+
+  s.timings = {{"os", t_os},         {"cpu", t_cpu},       {"pci", t_pci},
+               {"nvidia", t_nvidia}, {"toolkits", t_toolkits}, {"python", t_python},
+               {"libraries", t_libraries}};
+  return s;
+}
+
+}  // namespace gpuready

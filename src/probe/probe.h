@@ -1,0 +1,48 @@
+// The probe: runs every collector and assembles one Snapshot. Collectors gather facts
+// and never judge; each one is a plain function of the OS seams (so tests hand them
+// fixture trees and fake libraries) and fills its own part of the Snapshot.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "platform/os.h"
+
+namespace gpuready {
+
+enum class CudaInitPolicy {
+  automatic,  // cuInit (~0.2 s) only when NVML could not list GPUs: then its answer is the diagnosis
+  always,     // --cuda: always initialise the driver for device count, SMs, bus width
+  never,
+};
+
+struct ProbeOptions {
+  std::vector<std::string> python_paths;            // --python (repeatable)
+  CudaInitPolicy cuda_init = CudaInitPolicy::automatic;
+  std::chrono::milliseconds child_timeout{10000};   // any child process (driver probe, interpreters)
+  // Library names/paths for NVML and libcuda; empty = the OS's standard candidates
+  // (vendors/*/ loaders own those lists). Tests point these at the fake libraries.
+  std::vector<std::string> nvml_candidates;
+  std::vector<std::string> cuda_candidates;
+  // How to run the isolated driver probe: argv prefix of a process that prints the
+  // NvidiaDriverFacts JSON (normally {self, "__probe-driver"}). Empty = in-process.
+  std::vector<std::string> driver_probe_argv;
+};
+
+// --- collectors (one file each under src/probe) ---
+void collect_os(const Os& os, OsFacts& out);                                  // os.cpp
+void collect_cpu(const Os& os, CpuFacts& out);                                // cpu.cpp
+void collect_pci(const Os& os, std::vector<PciGpu>& out);                     // pci.cpp
+void collect_nvidia(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out);  // nvidia.cpp
+void collect_toolkits(const Os& os, std::vector<Toolkit>& out);               // toolkits.cpp
+void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEnv>& out);  // python.cpp
+// Libraries need the toolkits (their lib folders) and the Python envs (pip wheels).
+void collect_libraries(const Os& os, const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python,
+                       LibraryFacts& out);                                    // libraries.cpp
+
+// Runs all collectors (independent ones concurrently) and stamps version, time, timings.
+Snapshot run_probe(const Os& os, const ProbeOptions& opts);
+
+}  // namespace gpuready

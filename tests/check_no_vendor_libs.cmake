@@ -1,0 +1,18 @@
+# Fails when the gpuready executable's dynamic section names a GPU vendor library.
+# Run as: cmake -DEXE=path/to/gpuready -P check_no_vendor_libs.cmake
+find_program(READELF readelf REQUIRED)
+execute_process(COMMAND ${READELF} --dynamic --wide ${EXE} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "readelf failed on ${EXE}")
+endif()
+string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*" needed "${dyn}")
+if(NOT needed)
+  message(FATAL_ERROR "readelf printed no NEEDED entries for ${EXE}: cannot check")
+endif()
+foreach(line IN LISTS needed)
+  if(line MATCHES "lib(cuda|nvidia-ml|cudart|cudnn|cublas|cublasLt|nccl|nvrtc|cufft|curand|cusolver|cusparse|nvinfer)[.-]")
+    message(FATAL_ERROR "gpuready links a GPU vendor library: ${line}")
+  endif()
+  message(STATUS "needed: ${line}")
+endforeach()
+message(STATUS "no GPU vendor library in ${EXE}'s NEEDED list")

@@ -1,0 +1,83 @@
+// Test doubles for the OS seams: a file system rooted at a fixture folder (so a
+// collector reading "/usr/local/cuda/version.json" reads tests/fixtures/<tree>/usr/local/cuda/version.json),
+// an environment from a map, and scripted child processes.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "platform/os.h"
+
+namespace gpuready::test {
+
+// Absolute path of a fixture folder: GPUREADY_FIXTURES is set by tests/CMakeLists.txt.
+std::string fixture(const std::string& relative);
+
+class RootedFs final : public Fs {
+ public:
+  explicit RootedFs(std::string root);
+  std::optional<std::string> read_file(const std::string& path, size_t max_bytes, std::string* error) const override;
+  std::optional<std::vector<DirEntry>> list_dir(const std::string& path, std::string* error) const override;
+  bool exists(const std::string& path) const override;
+  bool is_dir(const std::string& path) const override;
+  std::optional<std::string> read_link(const std::string& path) const override;
+  // Resolves links inside the fixture and returns the path as the probe sees it (root stripped).
+  std::optional<std::string> canonical(const std::string& path) const override;
+  // Maps a probe-visible path (also a Windows one, "C:\\Program Files\\...") onto the real file.
+  std::string real(const std::string& path) const;
+
+ private:
+  std::string root_;
+};
+
+class MapEnv final : public Env {
+ public:
+  MapEnv() = default;
+  explicit MapEnv(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {}
+  std::optional<std::string> get(const std::string& name) const override;
+  std::map<std::string, std::string> all() const override { return vars_; }
+  std::map<std::string, std::string>& vars() { return vars_; }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+// Answers run() from a function; records every argv it was given.
+class ScriptedProc final : public Proc {
+ public:
+  using Handler = std::function<ProcResult(const std::vector<std::string>& argv, const ProcOptions& options)>;
+  explicit ScriptedProc(Handler h) : handler_(std::move(h)) {}
+  ProcResult run(const std::vector<std::string>& argv, const ProcOptions& options) const override;
+  std::optional<std::string> self_path() const override { return std::string("/usr/bin/gpuready"); }
+  mutable std::vector<std::vector<std::string>> calls;
+
+ private:
+  Handler handler_;
+};
+
+// A loader that finds nothing (for collectors that must cope without any library).
+class NoDynLib final : public DynLib {
+ public:
+  Handle open(const std::string& name, std::string* error) const override {
+    if (error) *error = name + ": cannot open shared object file: No such file or directory";
+    return {};
+  }
+  void* symbol(Handle, const std::string&) const override { return nullptr; }
+  std::optional<std::string> path_of(Handle, void*) const override { return std::nullopt; }
+  void close(Handle) const override {}
+};
+
+// A whole fake OS over a fixture tree.
+struct FixtureOs {
+  explicit FixtureOs(const std::string& fixture_tree, std::map<std::string, std::string> env = {},
+                     ScriptedProc::Handler proc = nullptr);
+  RootedFs fs;
+  MapEnv env;
+  ScriptedProc proc;
+  NoDynLib dl;
+  Os os() const { return Os{fs, env, proc, dl}; }
+};
+
+}  // namespace gpuready::test
