@@ -14,6 +14,8 @@ inline constexpr int kExitUsage = 2;
 
 // Registers `probe`; the callback stores the exit code in *exit_code.
 void setup_probe(CLI::App& app, int* exit_code);
+// `gpuready` with no subcommand: the probe with its default options.
+int run_probe_defaults();
 // Registers the hidden `__probe-driver` used to talk to the driver in an isolated child.
 void setup_probe_driver(CLI::App& app, int* exit_code);
 

@@ -26,9 +26,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (app.get_subcommands().empty()) {
-    // The doctor (the default command) arrives with its own issue; until then, probe.
-    std::fputs(app.help().c_str(), stdout);
-    return kExitOk;
+    // `gpuready` alone is the main job. The doctor will take this place (its own issue);
+    // until it lands the main job is the probe's report of this machine.
+    return run_probe_defaults();
   }
   return exit_code;
 }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One entry point for the README's Quick start and for CI.
+#   scripts/quickstart.sh          install what is missing, build, run `gpuready` on this machine
+#   scripts/quickstart.sh test     install what is missing, build, run the whole test suite
+#                                  (unit + CI checks, then each parser fuzzer briefly)
+# Works on a fresh Debian 12 with nothing but git; re-running it is cheap (apt and ninja skip
+# what is already done). Needs root or sudo only when packages are missing.
+set -euo pipefail
+
+mode=${1:-run}
+shift || true
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+
+# Debian 12 packages: the compiler and build tools, the libraries gpuready builds on,
+# and clang with its runtimes for the fuzz targets (test mode only).
+packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev)
+if [[ $mode == test ]]; then
+  packages+=(libgtest-dev libgmock-dev clang libclang-rt-14-dev python3)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "quickstart: installing ${missing[*]}" >&2
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake --preset default >/dev/null
+cmake --build --preset default
+
+case $mode in
+  run)
+    exec ./build/default/src/gpuready "$@"
+    ;;
+  test)
+    ctest --preset default "$@"
+    scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-10}"
+    ;;
+  *)
+    echo "usage: scripts/quickstart.sh [run|test] [args...]" >&2
+    exit 2
+    ;;
+esac
