@@ -1,6 +1,7 @@
 # Every build option of gpuready, in one place.
 option(GPUREADY_BUILD_TESTS "Build the unit tests and the fake vendor libraries" ON)
 option(GPUREADY_BUILD_FUZZERS "Build libFuzzer targets for the parsers (needs clang)" OFF)
+option(GPUREADY_STATIC_CXX_RUNTIME "Link libstdc++ and libgcc statically into the gpuready executable (GCC)" ON)
 option(GPUREADY_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 
 # Warnings for our own targets (not for third-party headers).

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -25,8 +26,10 @@ class Fact {
     f.why_ = std::move(why);
     return f;
   }
-  // Implicit from a value, so collectors can write `info.model = "Xeon";`.
-  Fact(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  // Implicit from anything T is made from, so collectors can write `info.model = "Xeon";`.
+  template <class U>
+    requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::remove_cvref_t<U>, Fact>)
+  Fact(U&& value) : value_(std::forward<U>(value)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool has() const { return value_.has_value(); }
   explicit operator bool() const { return has(); }
