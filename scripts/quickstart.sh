@@ -14,9 +14,10 @@ cd "$here"
 
 # Debian 12 packages: the compiler and build tools, the libraries gpuready builds on,
 # and clang with its runtimes for the fuzz targets (test mode only).
-packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev)
+# GoogleTest is installed in both modes: the default preset configures the tests too.
+packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev)
 if [[ $mode == test ]]; then
-  packages+=(libgtest-dev libgmock-dev clang libclang-rt-14-dev python3)
+  packages+=(clang libclang-rt-14-dev python3)
 fi
 
 missing=()
@@ -33,13 +34,14 @@ if ((${#missing[@]})); then
 fi
 
 cmake --preset default >/dev/null
-cmake --build --preset default
 
 case $mode in
   run)
+    cmake --build --preset default --target gpuready
     exec ./build/default/src/gpuready "$@"
     ;;
   test)
+    cmake --build --preset default
     ctest --preset default "$@"
     scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-10}"
     ;;
