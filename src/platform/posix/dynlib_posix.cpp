@@ -24,7 +24,7 @@ void* PosixDynLib::symbol(Handle h, const std::string& name) const {
 }
 
 std::optional<std::string> PosixDynLib::path_of(Handle h, void* any_symbol) const {
-#ifdef RTLD_DI_LINKMAP
+#if defined(__linux__)  // RTLD_DI_LINKMAP is an enum in glibc, not a macro
   if (h) {
     link_map* map = nullptr;
     if (::dlinfo(h.raw, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name) return std::string(map->l_name);
