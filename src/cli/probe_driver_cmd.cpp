@@ -1,10 +1,12 @@
 // `gpuready __probe-driver` (hidden): talks to NVML and the CUDA driver and prints the
 // NvidiaDriverFacts as JSON. `probe` runs it as a child with a timeout, so a driver
-// that hangs or crashes on first contact costs a finding, not the whole probe.
+// that hangs or crashes on first contact costs a finding, not the whole probe. Before each
+// driver call it names the call on stderr, so the parent can say where a hang or crash happened.
 #include <cstdio>
 #include <memory>
 
 #include "cli/commands.h"
+#include "probe/nvidia_driver.h"
 #include "probe/probe.h"
 
 namespace gpuready::cli {
@@ -28,9 +30,13 @@ void setup_probe_driver(CLI::App& app, int* exit_code) {
     opts.nvml_candidates = o->nvml;
     opts.cuda_candidates = o->cuda_libs;
     NvidiaDriverFacts facts;
-    collect_nvidia(real_os(), opts, facts);  // driver_probe_argv empty: in this process
+    collect_nvidia_in_process(real_os(), opts, facts, [](const std::string& step) {
+      std::fprintf(stderr, "%s%s\n", kDriverStepPrefix, step.c_str());
+      std::fflush(stderr);
+    });
     nlohmann::json j = facts;
     std::fputs((j.dump() + "\n").c_str(), stdout);
+    std::fflush(stdout);
     *exit_code = kExitOk;
   });
 }

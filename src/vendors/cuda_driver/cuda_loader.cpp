@@ -1,0 +1,127 @@
+// CUDA driver loading: candidate names per packaging, entry points through cuGetProcAddress
+// (_v2 on CUDA 12+, the 4-argument form on 11.3-11.8, dlsym of the suffixed exports before),
+// and CUresult names. The dynamic loader's own words are kept for the report.
+#include "vendors/cuda_driver/cuda_loader.h"
+
+namespace gpuready::cuda_driver {
+
+std::vector<std::string> default_candidates(const Env& env) {
+  (void)env;
+  std::vector<std::string> c;
+#ifdef _WIN32
+  // The display driver installs nvcuda.dll into System32.
+  c.push_back("nvcuda.dll");
+#else
+  // Driver packages ship the versioned soname (libcuda.so is a -dev symlink, and the toolkit's
+  // stubs/libcuda.so must never be picked: it answers CUDA_ERROR_STUB_LIBRARY).
+  c.push_back("libcuda.so.1");
+  // WSL2: the Windows driver's Linux libcuda lives here, often missing from ld.so.cache.
+  c.push_back("/usr/lib/wsl/lib/libcuda.so.1");
+#endif
+  return c;
+}
+
+std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error) {
+  std::string errors;
+  for (const auto& cand : candidates) {
+    std::string e;
+    DynLib::Handle h = dl.open(cand, &e);
+    if (!h) {
+      if (!errors.empty()) errors += "; ";
+      errors += e.empty() ? cand + ": cannot be loaded" : e;
+      continue;
+    }
+    Library lib;
+    lib.handle = h;
+    lib.candidate = cand;
+    auto* gpa2 = reinterpret_cast<decltype(&::cuGetProcAddress_v2)>(dl.symbol(h, "cuGetProcAddress_v2"));
+    auto* gpa1 = reinterpret_cast<decltype(&::cuGetProcAddress)>(dl.symbol(h, "cuGetProcAddress"));
+    if (gpa2) {
+      lib.resolved_via = "cuGetProcAddress_v2";
+#define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name)                                                \
+  {                                                                                                          \
+    void* p = nullptr;                                                                                       \
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                            \
+    if (gpa2(proc_name, &p, kRequestedCudaVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && \
+        status == CU_GET_PROC_ADDRESS_SUCCESS)                                                               \
+      lib.api.member = reinterpret_cast<decltype(&::member)>(p);                                             \
+  }
+      GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
+#undef GPUREADY_CUDA_RESOLVE
+    } else if (gpa1) {
+      lib.resolved_via = "cuGetProcAddress";
+#define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name)                                       \
+  {                                                                                                 \
+    void* p = nullptr;                                                                              \
+    if (gpa1(proc_name, &p, kRequestedCudaVersionV1, CU_GET_PROC_ADDRESS_DEFAULT) == CUDA_SUCCESS) \
+      lib.api.member = reinterpret_cast<decltype(&::member)>(p);                                    \
+  }
+      GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
+#undef GPUREADY_CUDA_RESOLVE
+    } else {
+      // Drivers older than CUDA 11.3: the exports themselves, by their suffixed (current-ABI) names.
+      lib.resolved_via = "dlsym";
+#define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name) \
+  lib.api.member = reinterpret_cast<decltype(&::member)>(dl.symbol(h, export_name));
+      GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
+#undef GPUREADY_CUDA_RESOLVE
+    }
+    void* any = gpa2 ? reinterpret_cast<void*>(gpa2)
+                : gpa1 ? reinterpret_cast<void*>(gpa1)
+                       : reinterpret_cast<void*>(lib.api.cuDriverGetVersion);
+    lib.path = dl.path_of(h, any);
+    return lib;
+  }
+  if (error) *error = candidates.empty() ? std::string("no candidate library names") : errors;
+  return std::nullopt;
+}
+
+void unload(const DynLib& dl, Library& lib) {
+  if (lib.handle) dl.close(lib.handle);
+  lib.handle = {};
+  lib.api = Api{};
+}
+
+std::string result_name(const Api* api, int code) {
+  if (api && api->cuGetErrorName) {
+    const char* s = nullptr;
+    if (api->cuGetErrorName(static_cast<CUresult>(code), &s) == CUDA_SUCCESS && s && *s) return s;
+  }
+  switch (code) {
+#define GPUREADY_CUDA_CASE(c) \
+  case c:                     \
+    return #c;
+    GPUREADY_CUDA_CASE(CUDA_SUCCESS)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_VALUE)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_OUT_OF_MEMORY)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_INITIALIZED)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_DEINITIALIZED)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_STUB_LIBRARY)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_DEVICE_UNAVAILABLE)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_NO_DEVICE)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_DEVICE)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_DEVICE_NOT_LICENSED)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_OPERATING_SYSTEM)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_FOUND)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_PERMITTED)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_SUPPORTED)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_SYSTEM_NOT_READY)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    GPUREADY_CUDA_CASE(CUDA_ERROR_UNKNOWN)
+#undef GPUREADY_CUDA_CASE
+    default:
+      return "CUDA_ERROR_" + std::to_string(code);
+  }
+}
+
+std::string result_string(const Api* api, int code) {
+  if (api && api->cuGetErrorString) {
+    const char* s = nullptr;
+    if (api->cuGetErrorString(static_cast<CUresult>(code), &s) == CUDA_SUCCESS && s) return s;
+  }
+  return {};
+}
+
+}  // namespace gpuready::cuda_driver

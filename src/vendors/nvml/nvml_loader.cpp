@@ -1,0 +1,102 @@
+// NVML loading: candidate names per packaging, symbol resolution into the typed table,
+// and return-code names. The dynamic loader's own words are kept for the report.
+#include "vendors/nvml/nvml_loader.h"
+
+namespace gpuready::nvml {
+
+std::vector<std::string> default_candidates(const Env& env) {
+  std::vector<std::string> c;
+#ifdef _WIN32
+  // The driver installs nvml.dll into System32 (since R4xx); the default DLL search finds it there.
+  c.push_back("nvml.dll");
+  // Older drivers put it only under NVSMI ("C:\Program Files\NVIDIA Corporation\NVSMI\nvml.dll").
+  // ProgramW6432 is the 64-bit Program Files even when a 32-bit process asks.
+  const std::string program_files = env.get("ProgramW6432").value_or(env.get("ProgramFiles").value_or("C:\\Program Files"));
+  c.push_back(program_files + "\\NVIDIA Corporation\\NVSMI\\nvml.dll");
+#else
+  (void)env;
+  // Every Linux driver package ships the versioned soname; the loader's search covers
+  // /usr/lib/x86_64-linux-gnu (Debian/Ubuntu), /usr/lib64 (RHEL/SUSE), /usr/lib/aarch64-linux-gnu
+  // and, through ld.so.conf.d, WSL's /usr/lib/wsl/lib. The unversioned .so is a -dev symlink: never ask for it.
+  c.push_back("libnvidia-ml.so.1");
+  // WSL2: the Windows driver mounts its Linux libraries here; when ldconfig skipped them
+  // (they are copies, not symlinks) only the explicit path finds them.
+  c.push_back("/usr/lib/wsl/lib/libnvidia-ml.so.1");
+#endif
+  return c;
+}
+
+std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error) {
+  std::string errors;
+  for (const auto& cand : candidates) {
+    std::string e;
+    DynLib::Handle h = dl.open(cand, &e);
+    if (!h) {
+      if (!errors.empty()) errors += "; ";
+      errors += e.empty() ? cand + ": cannot be loaded" : e;
+      continue;
+    }
+    Library lib;
+    lib.handle = h;
+    lib.candidate = cand;
+#define GPUREADY_NVML_RESOLVE(name) lib.api.name = reinterpret_cast<decltype(&::name)>(dl.symbol(h, #name));
+    GPUREADY_NVML_SYMBOLS(GPUREADY_NVML_RESOLVE)
+#undef GPUREADY_NVML_RESOLVE
+    void* any = lib.api.nvmlInit_v2 ? reinterpret_cast<void*>(lib.api.nvmlInit_v2)
+                                    : reinterpret_cast<void*>(lib.api.nvmlShutdown);
+    lib.path = dl.path_of(h, any);
+    return lib;
+  }
+  if (error) *error = candidates.empty() ? std::string("no candidate library names") : errors;
+  return std::nullopt;
+}
+
+void unload(const DynLib& dl, Library& lib) {
+  if (lib.handle) dl.close(lib.handle);
+  lib.handle = {};
+  lib.api = Api{};
+}
+
+std::string return_name(int code) {
+  switch (code) {
+#define GPUREADY_NVML_CASE(c) \
+  case c:                     \
+    return #c;
+    GPUREADY_NVML_CASE(NVML_SUCCESS)
+    GPUREADY_NVML_CASE(NVML_ERROR_UNINITIALIZED)
+    GPUREADY_NVML_CASE(NVML_ERROR_INVALID_ARGUMENT)
+    GPUREADY_NVML_CASE(NVML_ERROR_NOT_SUPPORTED)
+    GPUREADY_NVML_CASE(NVML_ERROR_NO_PERMISSION)
+    GPUREADY_NVML_CASE(NVML_ERROR_ALREADY_INITIALIZED)
+    GPUREADY_NVML_CASE(NVML_ERROR_NOT_FOUND)
+    GPUREADY_NVML_CASE(NVML_ERROR_INSUFFICIENT_SIZE)
+    GPUREADY_NVML_CASE(NVML_ERROR_INSUFFICIENT_POWER)
+    GPUREADY_NVML_CASE(NVML_ERROR_DRIVER_NOT_LOADED)
+    GPUREADY_NVML_CASE(NVML_ERROR_TIMEOUT)
+    GPUREADY_NVML_CASE(NVML_ERROR_IRQ_ISSUE)
+    GPUREADY_NVML_CASE(NVML_ERROR_LIBRARY_NOT_FOUND)
+    GPUREADY_NVML_CASE(NVML_ERROR_FUNCTION_NOT_FOUND)
+    GPUREADY_NVML_CASE(NVML_ERROR_CORRUPTED_INFOROM)
+    GPUREADY_NVML_CASE(NVML_ERROR_GPU_IS_LOST)
+    GPUREADY_NVML_CASE(NVML_ERROR_RESET_REQUIRED)
+    GPUREADY_NVML_CASE(NVML_ERROR_OPERATING_SYSTEM)
+    GPUREADY_NVML_CASE(NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+    GPUREADY_NVML_CASE(NVML_ERROR_IN_USE)
+    GPUREADY_NVML_CASE(NVML_ERROR_MEMORY)
+    GPUREADY_NVML_CASE(NVML_ERROR_NO_DATA)
+    GPUREADY_NVML_CASE(NVML_ERROR_VGPU_ECC_NOT_SUPPORTED)
+    GPUREADY_NVML_CASE(NVML_ERROR_INSUFFICIENT_RESOURCES)
+    GPUREADY_NVML_CASE(NVML_ERROR_FREQ_NOT_SUPPORTED)
+    GPUREADY_NVML_CASE(NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+    GPUREADY_NVML_CASE(NVML_ERROR_DEPRECATED)
+    GPUREADY_NVML_CASE(NVML_ERROR_NOT_READY)
+    GPUREADY_NVML_CASE(NVML_ERROR_GPU_NOT_FOUND)
+    GPUREADY_NVML_CASE(NVML_ERROR_INVALID_STATE)
+    GPUREADY_NVML_CASE(NVML_ERROR_UNKNOWN)
+#undef GPUREADY_NVML_CASE
+    default:
+      return "NVML_ERROR_" + std::to_string(code);
+  }
+}
+
+}  // namespace gpuready::nvml

@@ -1,0 +1,40 @@
+// Loading NVML at run time: the candidate library names per OS, the typed symbol table
+// (every entry of GPUREADY_NVML_SYMBOLS, nullptr when the loaded library lacks it) and the
+// names of NVML's return codes. Never linked: a machine without a driver still runs gpuready.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platform/os.h"
+#include "vendors/nvml/nvml_api.h"
+
+namespace gpuready::nvml {
+
+// Typed function pointers, decltype'd from nvml_api.h so a signature cannot drift.
+struct Api {
+#define GPUREADY_NVML_MEMBER(name) decltype(&::name) name = nullptr;
+  GPUREADY_NVML_SYMBOLS(GPUREADY_NVML_MEMBER)
+#undef GPUREADY_NVML_MEMBER
+};
+
+struct Library {
+  DynLib::Handle handle;
+  std::string candidate;             // the name or path that loaded
+  std::optional<std::string> path;   // the file the loader mapped
+  Api api;
+};
+
+// The OS's standard places to look, in order (see the table in nvml_loader.cpp).
+std::vector<std::string> default_candidates(const Env& env);
+
+// Tries each candidate in turn. On failure returns nullopt and sets *error to each
+// candidate's loader message ("libnvidia-ml.so.1: cannot open shared object file: ...").
+std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error);
+void unload(const DynLib& dl, Library& lib);
+
+// "NVML_ERROR_LIB_RM_VERSION_MISMATCH" for 18; "NVML_ERROR_<n>" for codes this build does not know.
+std::string return_name(int code);
+
+}  // namespace gpuready::nvml
