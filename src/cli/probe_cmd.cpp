@@ -33,16 +33,18 @@ int run_probe_cmd(const ProbeCmdOptions& o) {
   }
   const Snapshot snap = run_probe(os, opts);
   const nlohmann::json j = snapshot_to_json(snap);
+  // Invalid UTF-8 from a file name or a vendor string must not abort the report: replace it.
+  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (!o.save.empty()) {
     std::ofstream f(o.save, std::ios::binary | std::ios::trunc);
-    f << j.dump(2) << '\n';
+    f << text;
     if (!f) {
       std::fprintf(stderr, "gpuready: cannot write the snapshot to %s\n", o.save.c_str());
       return kExitUsage;
     }
   }
   if (o.json) {
-    std::fputs((j.dump(2) + "\n").c_str(), stdout);
+    std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     std::fputs(render_snapshot_console(snap).c_str(), stdout);
   }

@@ -35,7 +35,7 @@ void setup_probe_driver(CLI::App& app, int* exit_code) {
       std::fflush(stderr);
     });
     nlohmann::json j = facts;
-    std::fputs((j.dump() + "\n").c_str(), stdout);
+    std::fputs((j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
     std::fflush(stdout);
     *exit_code = kExitOk;
   });
