@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One call on the H200 test machine (the `device` tool): run the GPU tests and the whole
+# unit suite there, save the probe's snapshots as fixtures, and time the probe against
+# nvidia-smi and PyTorch's collect_env in the same run. Results land in $OUT.
+# Expects a Release build carried in build/device (cmake -B build/device -G Ninja
+# -DCMAKE_BUILD_TYPE=Release; the tests embed absolute paths, so this checkout is made to
+# appear at the path it was built in).
+set -uo pipefail
+built_at=${GPUREADY_BUILT_AT:-/work/main}
+if [[ $(pwd -P) != "$built_at" ]]; then
+  mkdir -p "$(dirname "$built_at")"
+  [[ -e $built_at ]] || ln -s "$(pwd -P)" "$built_at"
+fi
+cd "$built_at"
+B=build/device
+exe=$B/src/gpuready
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+{
+  echo "== machine"; uname -a; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.max,pcie.link.width.max --format=csv
+  echo "== gpuready probe"; $exe probe
+} > "$out/h200-probe.txt" 2>&1
+$exe probe --json --save "$out/h200-snapshot.json" > /dev/null 2> "$out/h200-probe.err"
+$exe probe --json --cuda --save "$out/h200-snapshot-cuda.json" > /dev/null 2>> "$out/h200-probe.err"
+echo "== tests"
+ctest --test-dir $B --output-on-failure -j 8 2>&1 | tee "$out/ctest.log" | tail -25
+echo "== gpu tests, verbose"
+ctest --test-dir $B -L gpu -V 2>&1 | grep -E "RUN|OK|FAILED|SKIPPED|Passed|Failed|Expected|Which is|Value of" > "$out/ctest-gpu.log"
+tail -15 "$out/ctest-gpu.log"
+echo "== speed"
+python3 bench/probe_speed.py $exe --json "$out/probe-speed.json" 2>&1 | tee "$out/probe-speed.txt"
