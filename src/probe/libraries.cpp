@@ -1,5 +1,557 @@
-// collect_os: placeholder until the library collector lands (helper in progress).
+// collect_libraries: every copy of cudart, cuBLAS, cuDNN, cuFFT, cuRAND, cuSOLVER, cuSPARSE, NCCL,
+// TensorRT (and the driver's libcuda / NVML) in the folders the stack uses, each copy's version,
+// which file the dynamic loader would pick for each soname, and whether cuDNN sets are whole.
+// Only known folders are listed (no recursive walks): toolkits, pip wheels, conda, WSL, LD_LIBRARY_PATH
+// (PATH on Windows) and the loader cache.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "parse/cuda_headers.h"
+#include "parse/ld_so_cache.h"
+#include "probe/libraries_catalog.h"
+#include "probe/libraries_search.h"
 #include "probe/probe.h"
+#include "probe/toolkits_search.h"
+
 namespace gpuready {
-void collect_libraries(const Os&, const std::vector<Toolkit>&, const std::vector<PythonEnv>&, LibraryFacts&) {}
+namespace probe_detail {
+namespace {
+
+std::string major_of(const std::string& v) { return v.substr(0, v.find('.')); }
+size_t parts_of(const std::string& v) { return v.empty() ? 0 : 1 + std::count(v.begin(), v.end(), '.'); }
+
+// Two versions agree when they agree on every component both have ("9" and "9.1.0" do).
+bool compatible(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const size_t ei = a.find('.', i), ej = b.find('.', j);
+    if (a.substr(i, ei - i) != b.substr(j, ej - j)) return false;
+    if (ei == std::string::npos || ej == std::string::npos) return true;
+    i = ei + 1;
+    j = ej + 1;
+  }
+  return true;
+}
+
+// Where a scanned folder's copies came from.
+struct Source {
+  std::string dir;
+  std::string origin;                 // LibraryCopy::origin
+  std::string detail;                 // toolkit root, wheel, env prefix
+  std::vector<std::string> dist_dirs; // folders with *.dist-info for these files
+  std::string toolkit_root;           // version.json lives here (toolkits only)
+};
+
+struct HeaderHit {
+  std::string path;
+  std::string version;
+};
+
+class Collector {
+ public:
+  Collector(const Os& os, const LibrarySearch& s, LibraryFacts& out) : os_(os), s_(s), l_(s.layout), out_(out) {}
+
+  void run(const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python) {
+    if (l_ == Layout::posix) read_ld_cache();
+    else out_.ld_cache = Fact<std::string>::unknown("Windows has no loader cache");
+
+    for (const auto& t : toolkits) scan_toolkit(t);
+    scan_python(python);
+    for (const auto& env : find_conda_envs(os_, l_)) scan_conda(env.prefix);
+    if (l_ == Layout::posix) scan({"/usr/lib/wsl/lib", "wsl", "", {}, ""});
+    scan_search_path();
+    if (cache_) add_cache_copies();
+    for (const auto& t : toolkits) add_header_only_cudnn(t);
+    resolve_all();
+    build_cudnn_sets();
+  }
+
+ private:
+  // ---- folders -------------------------------------------------------------------------------
+  const std::vector<DirEntry>& listing(const std::string& dir) {
+    auto it = listings_.find(dir);
+    if (it != listings_.end()) return it->second;
+    std::string err;
+    auto r = os_.fs.list_dir(dir, &err);
+    std::vector<DirEntry> v;
+    if (r) {
+      v = std::move(*r);
+      if (v.size() > s_.max_dir_entries) v.resize(s_.max_dir_entries);
+      std::sort(v.begin(), v.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    }
+    return listings_.emplace(dir, std::move(v)).first->second;
+  }
+
+  void scan_toolkit(const Toolkit& t) {
+    if (!os_.fs.is_dir(t.root)) return;
+    std::vector<std::string> dirs;
+    if (l_ == Layout::windows) {
+      dirs = {join(l_, t.root, "bin"), join(l_, join(l_, t.root, "bin"), "x64")};
+    } else {
+      dirs = {join(l_, t.root, "lib64"), join(l_, t.root, "lib")};
+      const std::string targets = join(l_, t.root, "targets");
+      size_t n = 0;
+      for (const auto& e : listing(targets))
+        if (e.is_dir && ++n <= 8) dirs.push_back(join(l_, join(l_, targets, e.name), "lib"));
+    }
+    for (const auto& d : dirs) scan({d, "toolkit", t.root, {join(l_, t.root, "dist-info")}, t.root});
+  }
+
+  void scan_python(const std::vector<PythonEnv>& python) {
+    std::set<std::string> seen;
+    for (const auto& env : python) {
+      for (const auto& sp : env.site_packages) {
+        if (!is_absolute(l_, sp) || !seen.insert(path_key(l_, sp)).second || seen.size() > 32) continue;
+        const std::string nv = join(l_, sp, "nvidia");
+        for (const auto& e : listing(nv)) {
+          if (!e.is_dir) continue;
+          const std::string comp = join(l_, nv, e.name);
+          const std::string label = "nvidia/" + e.name;
+          if (l_ == Layout::posix) {
+            scan({join(l_, comp, "lib"), "pip", label, {sp}, ""});
+          } else {
+            // CUDA 13 wheels put their DLLs in one nvidia\cu13\bin\x86_64 folder.
+            scan({join(l_, comp, "bin"), "pip", label, {sp}, ""});
+            scan({join(l_, join(l_, comp, "bin"), "x86_64"), "pip", label, {sp}, ""});
+          }
+        }
+        scan({join(l_, sp, "tensorrt_libs"), "pip", "tensorrt_libs", {sp}, ""});
+        // PyTorch's Windows wheels carry their own CUDA and cuDNN DLLs.
+        scan({join(l_, join(l_, sp, "torch"), "lib"), "pip", "torch", {sp}, ""});
+      }
+      if (env.prefix.has() && os_.fs.is_dir(join(l_, env.prefix.value(), "conda-meta"))) scan_conda(env.prefix.value());
+    }
+  }
+
+  void scan_conda(const std::string& prefix) {
+    const std::string dir = l_ == Layout::windows ? join(l_, join(l_, prefix, "Library"), "bin") : join(l_, prefix, "lib");
+    scan({dir, "conda", prefix, {}, ""});
+  }
+
+  void scan_search_path() {
+    const char* var = l_ == Layout::windows ? "PATH" : "LD_LIBRARY_PATH";
+    auto v = os_.env.get(var);
+    if (!v && l_ == Layout::windows) v = os_.env.get("Path");
+    if (!v) return;
+    // The Windows folder (System32 is on every PATH) holds thousands of files and only the
+    // driver's DLLs of ours: those are found by the loader emulation instead of a listing.
+    const std::string win = l_ == Layout::windows ? path_key(l_, windows_dir()) : std::string();
+    for (const auto& d : split_list(l_, *v, s_.max_path_dirs)) {
+      if (d.find('$') != std::string::npos) continue;  // $ORIGIN / $LIB are the loader's tokens
+      if (!win.empty() && path_key(l_, d).rfind(win, 0) == 0) continue;
+      scan({d, l_ == Layout::windows ? "PATH" : "LD_LIBRARY_PATH", d, {}, ""});
+    }
+  }
+
+  void scan(const Source& src) {
+    const std::string dkey = path_key(l_, canonical_or_self(os_, l_, src.dir));
+    if (!scanned_dirs_.insert(dkey).second) return;
+    // Group the names by the file they really are: libcudnn.so -> libcudnn.so.9 -> libcudnn.so.9.1.0 is one copy.
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+    std::map<std::string, const LibraryKind*> kinds;
+    for (const auto& e : listing(src.dir)) {
+      if (e.is_dir) continue;
+      auto f = parse::parse_library_file_name(e.name);
+      if (!f || f->windows != (l_ == Layout::windows)) continue;
+      const LibraryKind* kind = kind_for_stem(f->stem, f->windows);
+      if (!kind) continue;
+      const std::string full = join(l_, src.dir, e.name);
+      if (!os_.fs.exists(full)) continue;  // a dangling link is no copy
+      const std::string canon = canonical_or_self(os_, l_, full);
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& p) { return p.first == canon; });
+      if (g == groups.end()) {
+        groups.push_back({canon, {e.name}});
+        kinds[canon] = kind;
+      } else {
+        g->second.push_back(e.name);
+      }
+    }
+    for (const auto& [canon, names] : groups) add_copy(*kinds[canon], canon, names, src);
+  }
+
+  // ---- one copy ------------------------------------------------------------------------------
+  std::vector<std::string> header_dirs(const std::string& lib_dir) {
+    std::vector<std::string> out;
+    const std::string up = parent(l_, lib_dir);
+    if (l_ == Layout::windows) {
+      out.push_back(join(l_, up, "include"));
+      if (same_name(l_, base_name(l_, lib_dir), "x64") || same_name(l_, base_name(l_, lib_dir), "x86_64"))
+        out.push_back(join(l_, parent(l_, up), "include"));
+      return out;
+    }
+    out.push_back(join(l_, up, "include"));
+    // System folders: headers live in /usr/include and its multiarch folder.
+    if (lib_dir.rfind("/usr/lib", 0) == 0 || lib_dir.rfind("/lib", 0) == 0) {
+      out.push_back("/usr/include");
+      const std::string last = base_name(l_, lib_dir);
+      if (last.find("-linux-gnu") != std::string::npos) out.push_back("/usr/include/" + last);
+    }
+    return out;
+  }
+
+  std::optional<std::string> header_version(const std::string& path, const LibraryKind& kind) {
+    auto it = header_cache_.find(path);
+    if (it != header_cache_.end()) return it->second;
+    std::optional<std::string> v;
+    if (auto text = read_small(os_, path, 1 << 20)) v = kind.header_parser(*text);
+    header_cache_[path] = v;
+    return v;
+  }
+
+  // The kind's version header next to a library folder whose major matches (any major when empty).
+  std::optional<HeaderHit> find_header(const LibraryKind& kind, const std::string& lib_dir, const std::string& major) {
+    if (!kind.header_parser) return std::nullopt;
+    for (const auto& inc : header_dirs(lib_dir)) {
+      for (const char* h : kind.headers) {
+        std::vector<std::string> names{h};
+        // Debian/Ubuntu packages install cudnn_version_v9.h and point cudnn_version.h at it.
+        if (!major.empty()) {
+          std::string base(h);
+          names.push_back(base.substr(0, base.size() - 2) + "_v" + major + ".h");
+        }
+        for (const auto& n : names) {
+          const std::string path = join(l_, inc, n);
+          auto v = header_version(path, kind);
+          if (v && (major.empty() || major_of(*v) == major)) return HeaderHit{path, *v};
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  const parse::CudaVersionJson* version_json(const std::string& root) {
+    auto it = vjson_.find(root);
+    if (it == vjson_.end()) {
+      std::optional<parse::CudaVersionJson> j;
+      if (auto text = read_small(os_, join(l_, root, "version.json"))) j = parse::parse_cuda_version_json(*text);
+      it = vjson_.emplace(root, std::move(j)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+  void add_copy(const LibraryKind& kind, const std::string& canon, const std::vector<std::string>& names,
+                const Source& src) {
+    const std::string key = path_key(l_, canon);
+    if (copy_index_.count(key)) return;
+    LibraryCopy c;
+    c.library = kind.library;
+    c.path = canon;
+    c.file_name = base_name(l_, canon);
+    c.origin = src.origin;
+    c.origin_detail = src.detail;
+    std::string fver;
+    std::vector<std::string> all = names;
+    all.push_back(c.file_name);
+    for (const auto& n : all) {
+      auto f = parse::parse_library_file_name(n);
+      if (f && parts_of(f->version) > parts_of(fver)) fver = f->version;
+    }
+    c.soname = l_ == Layout::windows ? c.file_name : posix_soname(kind, fver);
+    const std::string major = major_of(fver);
+
+    std::optional<DistInfoVersion> dist;
+    if (*kind.dist_info) {
+      for (const auto& d : src.dist_dirs) {
+        dist = dist_info_version(os_, l_, d, {kind.dist_info}, &listing(d));
+        if (dist && !major.empty() && major_of(dist->version) != major) dist.reset();
+        if (dist) break;
+      }
+    }
+    if (dist && src.origin == "pip") c.origin_detail = base_name(l_, dist->dist_info);
+
+    // The file's own full version beats anything found next to it (that may belong to another copy).
+    if (parts_of(fver) >= 3) {
+      c.version = fver;
+      c.version_source = "file name";
+    } else if (auto h = find_header(kind, parent(l_, canon), major)) {
+      c.version = h->version;
+      c.version_source = base_name(l_, h->path);
+    } else if (const auto* vj = (*kind.version_json && !src.toolkit_root.empty()) ? version_json(src.toolkit_root)
+                                                                                   : nullptr;
+               vj && vj->components.count(kind.version_json) &&
+               (major.empty() || major_of(vj->components.at(kind.version_json)) == major)) {
+      c.version = vj->components.at(kind.version_json);
+      c.version_source = "version.json";
+    } else if (dist) {
+      c.version = dist->version;
+      c.version_source = "dist-info";
+    } else if (!fver.empty()) {
+      c.version = fver;
+      c.version_source = "file name";
+    } else {
+      c.version = Fact<std::string>::unknown("the file name carries no version and no header or package "
+                                             "metadata next to it names one");
+    }
+    copy_index_[key] = out_.copies.size();
+    file_versions_.push_back(fver);
+    out_.copies.push_back(std::move(c));
+  }
+
+  // A toolkit with cuDNN's header but no cuDNN library of that major: the header is recorded as a
+  // copy (soname empty) so that a rule can say "header without library".
+  void add_header_only_cudnn(const Toolkit& t) {
+    if (!os_.fs.is_dir(t.root)) return;
+    const LibraryKind* kind = kind_for_stem(l_ == Layout::windows ? "cudnn" : "libcudnn", l_ == Layout::windows);
+    if (!kind) return;
+    std::vector<std::string> incs{join(l_, t.root, "include")};
+    const std::string targets = join(l_, t.root, "targets");
+    for (const auto& e : listing(targets))
+      if (e.is_dir) incs.push_back(join(l_, join(l_, targets, e.name), "include"));
+    for (const auto& inc : incs) {
+      for (const char* h : kind->headers) {
+        const std::string path = join(l_, inc, h);
+        auto v = header_version(path, *kind);
+        if (!v) continue;
+        const std::string canon = canonical_or_self(os_, l_, path);
+        if (copy_index_.count(path_key(l_, canon))) break;
+        const bool has_lib = std::any_of(out_.copies.begin(), out_.copies.end(), [&](const LibraryCopy& c) {
+          return c.library == "cudnn" && !c.soname.empty() && c.origin == "toolkit" && c.origin_detail == t.root &&
+                 c.version.has() && major_of(c.version.value()) == major_of(*v);
+        });
+        if (!has_lib) {
+          LibraryCopy c;
+          c.library = "cudnn";
+          c.path = canon;
+          c.file_name = base_name(l_, canon);
+          c.version = *v;
+          c.version_source = h;
+          c.origin = "toolkit";
+          c.origin_detail = t.root;
+          copy_index_[path_key(l_, canon)] = out_.copies.size();
+          file_versions_.push_back("");
+          out_.copies.push_back(std::move(c));
+        }
+        break;
+      }
+    }
+  }
+
+  // ---- the loader cache ------------------------------------------------------------------------
+  void read_ld_cache() {
+    std::string err;
+    auto data = os_.fs.read_file(s_.ld_cache, 64u << 20, &err);
+    if (!data) {
+      out_.ld_cache = Fact<std::string>::unknown("could not read " + err);
+      return;
+    }
+    std::string perr;
+    cache_ = parse::parse_ld_so_cache(*data, &perr);
+    if (!cache_) {
+      out_.ld_cache = Fact<std::string>::unknown(s_.ld_cache + " is not a loader cache glibc can use: " + perr);
+      return;
+    }
+    out_.ld_cache = s_.ld_cache;
+  }
+
+  bool native(const parse::LdCacheEntry& e) const {
+    const auto want = parse::ld_cache_native_flags();
+    return !want || e.flags == *want;
+  }
+
+  void add_cache_copies() {
+    for (const auto& e : cache_->entries) {
+      if (!native(e) || e.hwcap != 0) continue;
+      auto f = parse::parse_library_file_name(e.key);
+      if (!f || f->windows) continue;
+      const LibraryKind* kind = kind_for_stem(f->stem, false);
+      if (!kind || !os_.fs.exists(e.value)) continue;
+      const std::string canon = canonical_or_self(os_, l_, e.value);
+      add_copy(*kind, canon, {e.key, base_name(l_, e.value)}, {parent(l_, e.value), "ld.so.cache", "", {}, ""});
+    }
+  }
+
+  // ---- which file the loader picks -------------------------------------------------------------
+  void resolve_all() {
+    std::set<std::string> present;
+    for (const auto& c : out_.copies) present.insert(c.library);
+    const auto& wanted = l_ == Layout::windows ? wanted_windows_names() : wanted_posix_names();
+    for (const auto& w : wanted) {
+      if (!w.always && !present.count(w.library)) continue;
+      LoaderResolution r = l_ == Layout::windows ? resolve_windows(w.name) : resolve_posix(w.name);
+      if (r.path.has()) note_resolved_copy(w.library, r);
+      out_.resolutions.push_back(std::move(r));
+    }
+  }
+
+  LoaderResolution resolve_posix(const std::string& name) {
+    LoaderResolution r;
+    r.soname = name;
+    // 1. LD_LIBRARY_PATH, in order (RPATH/RUNPATH of the asking binary are not known here).
+    if (auto v = os_.env.get("LD_LIBRARY_PATH")) {
+      for (const auto& d : split_list(l_, *v, s_.max_path_dirs)) {
+        if (d.find('$') != std::string::npos) continue;
+        const std::string p = join(l_, d, name);
+        if (os_.fs.exists(p) && !os_.fs.is_dir(p)) {
+          r.path = p;
+          r.via = "LD_LIBRARY_PATH";
+          return r;
+        }
+      }
+    }
+    // 2. The cache; a listed file that is gone makes glibc fall through to the default folders.
+    if (cache_) {
+      for (const auto& e : cache_->entries) {
+        if (e.key != name || !native(e) || e.hwcap != 0) continue;
+        if (os_.fs.exists(e.value)) {
+          r.path = e.value;
+          r.via = "ld.so.cache";
+          return r;
+        }
+        break;
+      }
+    }
+    // 3. The default folders.
+    const auto dirs = s_.default_dirs.empty() ? default_loader_dirs() : s_.default_dirs;
+    for (const auto& d : dirs) {
+      const std::string p = join(l_, d, name);
+      if (os_.fs.exists(p) && !os_.fs.is_dir(p)) {
+        r.path = p;
+        r.via = "default path";
+        return r;
+      }
+    }
+    r.path = Fact<std::string>::unknown("not found by the loader: not in LD_LIBRARY_PATH, " +
+                                        std::string(cache_ ? "the loader cache" : "the (unreadable) loader cache") +
+                                        " or the default folders");
+    return r;
+  }
+
+  // The standard DLL search order without the application folder (unknown here): System32, then
+  // PATH. Python >= 3.8 ignores PATH for dependent DLLs; what PATH would give is still recorded.
+  LoaderResolution resolve_windows(const std::string& name) {
+    LoaderResolution r;
+    r.soname = name;
+    const std::string p = join(l_, system32(), name);
+    if (os_.fs.exists(p) && !os_.fs.is_dir(p)) {
+      r.path = p;
+      r.via = "System32";
+      return r;
+    }
+    auto v = os_.env.get("PATH");
+    if (!v) v = os_.env.get("Path");
+    if (v) {
+      for (const auto& d : split_list(l_, *v, s_.max_path_dirs)) {
+        const std::string q = join(l_, d, name);
+        if (os_.fs.exists(q) && !os_.fs.is_dir(q)) {
+          r.path = q;
+          r.via = "PATH";
+          return r;
+        }
+      }
+    }
+    r.path = Fact<std::string>::unknown("not found in System32 or on PATH");
+    return r;
+  }
+
+  std::string windows_dir() const {
+    std::string root = os_.env.get("SystemRoot").value_or(os_.env.get("SYSTEMROOT").value_or(""));
+    if (root.empty() || !is_absolute(l_, root)) root = "C:\\Windows";
+    return normalize(l_, root);
+  }
+  std::string system32() const { return s_.system32.empty() ? join(l_, windows_dir(), "System32") : s_.system32; }
+
+  // A resolution into a folder not scanned (System32, a default folder) is a copy too.
+  void note_resolved_copy(const std::string& library, const LoaderResolution& r) {
+    const std::string canon = canonical_or_self(os_, l_, r.path.value());
+    if (copy_index_.count(path_key(l_, canon))) return;
+    for (const auto& k : library_kinds()) {
+      if (library != k.library) continue;
+      const std::string origin = l_ == Layout::windows ? "System32" : "system";
+      add_copy(k, canon, {base_name(l_, r.path.value())}, {parent(l_, r.path.value()), origin, "", {}, ""});
+    }
+  }
+
+  // ---- cuDNN sets ------------------------------------------------------------------------------
+  void build_cudnn_sets() {
+    std::set<std::pair<std::string, int>> done;
+    const LibraryKind* kind = kind_for_stem(l_ == Layout::windows ? "cudnn" : "libcudnn", l_ == Layout::windows);
+    for (size_t i = 0; i < out_.copies.size(); ++i) {
+      const LibraryCopy& c = out_.copies[i];
+      if (c.library != "cudnn" || c.soname.empty() || file_versions_[i].empty()) continue;
+      const std::string mj = major_of(file_versions_[i]);
+      const int major = mj == "8" ? 8 : mj == "9" ? 9 : 0;
+      if (major == 0) continue;
+      const std::string dir = parent(l_, c.path);
+      if (!done.insert({path_key(l_, dir), major}).second) continue;
+
+      CudnnSet set;
+      set.dir = dir;
+      const auto& subs = cudnn_sub_libraries(major);
+      std::string main_version;
+      for (const auto& e : listing(dir)) {
+        auto f = parse::parse_library_file_name(e.name);
+        if (!f || f->windows != (l_ == Layout::windows) || major_of(f->version) != mj) continue;
+        std::string stem = f->windows ? lower(f->stem) : f->stem;
+        if (!f->windows) {
+          if (stem.rfind("lib", 0) != 0) continue;
+          stem = stem.substr(3);
+        }
+        if (stem == "cudnn") {
+          if (parts_of(f->version) > parts_of(main_version)) main_version = f->version;
+          continue;
+        }
+        if (std::find(subs.begin(), subs.end(), stem) == subs.end()) continue;
+        if (std::find(set.present.begin(), set.present.end(), stem) == set.present.end()) set.present.push_back(stem);
+        std::string& v = set.versions[stem];
+        if (parts_of(f->version) > parts_of(v)) v = f->version;
+      }
+      if (!main_version.empty()) set.versions["cudnn"] = main_version;
+      for (const auto& s : subs)
+        if (std::find(set.present.begin(), set.present.end(), s) == set.present.end()) set.missing.push_back(s);
+      for (const auto& [a, va] : set.versions)
+        for (const auto& [b, vb] : set.versions)
+          if (!compatible(va, vb)) set.consistent = false;
+      auto h = kind ? find_header(*kind, dir, mj) : std::nullopt;
+      set.header = h ? Fact<std::string>(h->path)
+                     : Fact<std::string>::unknown("no cudnn_version.h of cuDNN " + mj + " next to " + dir);
+      set.version = c.version;
+      out_.cudnn_sets.push_back(std::move(set));
+    }
+  }
+
+  const Os& os_;
+  const LibrarySearch& s_;
+  Layout l_;
+  LibraryFacts& out_;
+  std::optional<parse::LdCache> cache_;
+  std::map<std::string, std::vector<DirEntry>> listings_;
+  std::set<std::string> scanned_dirs_;
+  std::map<std::string, size_t> copy_index_;
+  std::vector<std::string> file_versions_;  // parallel to out_.copies: the version in the file names
+  std::map<std::string, std::optional<std::string>> header_cache_;
+  std::map<std::string, std::optional<parse::CudaVersionJson>> vjson_;
+};
+
+}  // namespace
+
+std::vector<std::string> default_loader_dirs() {
+#if defined(__x86_64__)
+  const char* triple = "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+  const char* triple = "aarch64-linux-gnu";
+#else
+  const char* triple = nullptr;
+#endif
+  std::vector<std::string> out;
+  if (triple) {
+    out.push_back(std::string("/lib/") + triple);
+    out.push_back(std::string("/usr/lib/") + triple);
+  }
+  for (const char* d : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) out.emplace_back(d);
+  return out;
+}
+
+void collect_libraries_in(const Os& os, const LibrarySearch& search, const std::vector<Toolkit>& toolkits,
+                          const std::vector<PythonEnv>& python, LibraryFacts& out) {
+  Collector(os, search, out).run(toolkits, python);
+}
+
+}  // namespace probe_detail
+
+void collect_libraries(const Os& os, const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python,
+                       LibraryFacts& out) {
+  probe_detail::collect_libraries_in(os, probe_detail::LibrarySearch{}, toolkits, python, out);
+}
+
 }  // namespace gpuready

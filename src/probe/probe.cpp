@@ -49,11 +49,12 @@ Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
   const double t_pci = timed([&] { collect_pci(os, s.pci_gpus); });
   const double t_toolkits = timed([&] { collect_toolkits(os, s.toolkits); });
   python.get();
+  const double t_pip_toolkits = timed([&] { collect_pip_toolkits(os, s.python, s.toolkits); });
   const double t_libraries = timed([&] { collect_libraries(os, s.toolkits, s.python, s.libraries); });
   nvidia.get();
 
   s.timings = {{"os", t_os},         {"cpu", t_cpu},       {"pci", t_pci},
-               {"nvidia", t_nvidia}, {"toolkits", t_toolkits}, {"python", t_python},
+               {"nvidia", t_nvidia}, {"toolkits", t_toolkits + t_pip_toolkits}, {"python", t_python},
                {"libraries", t_libraries}};
   return s;
 }
