@@ -65,7 +65,10 @@ std::optional<std::string> MapEnv::get(const std::string& name) const {
 }
 
 ProcResult ScriptedProc::run(const std::vector<std::string>& argv, const ProcOptions& options) const {
-  calls.push_back(argv);
+  {
+    std::lock_guard<std::mutex> lock(calls_mutex_);
+    calls.push_back(argv);
+  }
   if (!handler_) {
     ProcResult r;
     r.error = argv.empty() ? "no program" : argv[0] + ": No such file or directory";

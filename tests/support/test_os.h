@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,7 @@ class ScriptedProc final : public Proc {
 
  private:
   Handler handler_;
+  mutable std::mutex calls_mutex_;  // collectors run children from several threads (Python interpreters)
 };
 
 // A loader that finds nothing (for collectors that must cope without any library).

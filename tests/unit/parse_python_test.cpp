@@ -1,0 +1,210 @@
+// Parsers behind the Python collector: core metadata, PEP 503 names, dist-info and conda-meta
+// names, pyvenv.cfg, TensorFlow's build_info.py (all released formats), torch/version.py.
+#include <gtest/gtest.h>
+
+#include "parse/python_literal.h"
+#include "parse/python_metadata.h"
+#include "parse/pyvenv_cfg.h"
+#include "parse/tf_build_info.h"
+#include "parse/torch_version.h"
+
+using namespace gpuready::parse;
+
+TEST(CoreMetadata, ReadsNameAndVersionFromTheHeaderBlockOnly) {
+  const auto m = core_metadata(
+      "Metadata-Version: 2.4\r\nName: nvidia-cudnn-cu13\r\nVersion: 9.19.0.56\r\nSummary: cuDNN runtime libraries\r\n"
+      "\r\nName: not-a-header\nVersion: 0\n");
+  EXPECT_EQ(m.name, "nvidia-cudnn-cu13");
+  EXPECT_EQ(m.version, "9.19.0.56");
+  EXPECT_EQ(m.metadata_version, "2.4");
+  EXPECT_TRUE(m.ok());
+}
+
+TEST(CoreMetadata, SkipsFoldedLongFieldsAndKeepsTheFirstValue) {
+  const auto m = core_metadata(
+      "Metadata-Version: 2.4\nLicense: MIT License\n        \n        Permission is hereby granted\nName: jaxtyping\n"
+      "Version: 0.3.11\nVersion: 9.9\n");
+  // The folded licence text has a blank-looking continuation line ("        "): it must not end the headers.
+  EXPECT_EQ(m.name, "jaxtyping");
+  EXPECT_EQ(m.version, "0.3.11");
+}
+
+TEST(CoreMetadata, GarbageGivesNothing) {
+  EXPECT_FALSE(core_metadata(std::string("\x89PNG\r\n\x1a\n\0\0\xff", 12)).ok());
+  EXPECT_FALSE(core_metadata("").ok());
+  EXPECT_FALSE(core_metadata("Name: two words\nVersion: 1.0\n").ok());
+  EXPECT_FALSE(core_metadata(": \n:::\nName:\n").ok());
+}
+
+TEST(PackageNames, NormalisedAsPep503) {
+  EXPECT_EQ(normalize_package_name("Tensorflow_GPU"), "tensorflow-gpu");
+  EXPECT_EQ(normalize_package_name("nvidia_cuda_runtime_cu12"), "nvidia-cuda-runtime-cu12");
+  EXPECT_EQ(normalize_package_name("zope.interface"), "zope-interface");
+  EXPECT_EQ(normalize_package_name("a__-._b"), "a-b");
+}
+
+TEST(PackageNames, DistInfoAndEggInfoFolders) {
+  auto d = dist_folder_name("torch-2.11.0.dist-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name, "torch");
+  EXPECT_EQ(d->version, "2.11.0");
+  EXPECT_EQ(d->kind, "dist-info");
+  d = dist_folder_name("torch-2.5.1+cpu.dist-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->version, "2.5.1+cpu");
+  d = dist_folder_name("tensorflow-gpu-2.4.0-py3.8.egg-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name, "tensorflow-gpu");
+  EXPECT_EQ(d->version, "2.4.0");
+  EXPECT_EQ(d->kind, "egg-info");
+  d = dist_folder_name("cupy.egg-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name, "cupy");
+  EXPECT_EQ(d->version, "");
+  EXPECT_FALSE(dist_folder_name("torch"));
+  EXPECT_FALSE(dist_folder_name(".dist-info"));
+}
+
+TEST(PackageNames, CondaMetaFiles) {
+  auto c = conda_meta_name("cudatoolkit-11.0.221-h74a9793_0.json");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->name, "cudatoolkit");
+  EXPECT_EQ(c->version, "11.0.221");
+  EXPECT_EQ(c->build, "h74a9793_0");
+  c = conda_meta_name("pytorch-cuda-12.1-ha16c6d3_5.json");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->name, "pytorch-cuda");
+  EXPECT_EQ(c->version, "12.1");
+  EXPECT_FALSE(conda_meta_name("history"));
+  EXPECT_FALSE(conda_meta_name("x-1.json"));
+}
+
+TEST(PackageNames, LocalVersionLabel) {
+  EXPECT_EQ(local_version_label("2.11.0+cu130"), "cu130");
+  EXPECT_EQ(local_version_label("2.5.1+rocm6.2"), "rocm6.2");
+  EXPECT_EQ(local_version_label("2.11.0"), "");
+}
+
+TEST(PyvenvCfg, VenvModuleFormat) {
+  const auto c = pyvenv_cfg(
+      "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n"
+      "executable = /usr/bin/python3.11\ncommand = /usr/bin/python3 -m venv /home/u/tf\n");
+  EXPECT_EQ(c.home, "/usr/bin");
+  EXPECT_EQ(c.version, "3.11.2");
+  ASSERT_TRUE(c.include_system_site_packages);
+  EXPECT_FALSE(*c.include_system_site_packages);
+  EXPECT_EQ(c.executable, "/usr/bin/python3.11");
+}
+
+TEST(PyvenvCfg, UvAndVirtualenvWriteVersionInfo) {
+  const auto uv = pyvenv_cfg(
+      "home = /usr/bin\nimplementation = CPython\nuv = 0.11.15\nversion_info = 3.12.3\n"
+      "include-system-site-packages = false\n");
+  EXPECT_EQ(uv.version, "3.12.3");
+  const auto venv =
+      pyvenv_cfg("Home = C:\\Python38\r\nversion_info = 3.8.10.final.0\r\nInclude-System-Site-Packages = TRUE\r\n");
+  EXPECT_EQ(venv.version, "3.8.10");
+  EXPECT_EQ(venv.home, "C:\\Python38");
+  ASSERT_TRUE(venv.include_system_site_packages);
+  EXPECT_TRUE(*venv.include_system_site_packages);
+}
+
+TEST(PyvenvCfg, GarbageAndAbsentKeys) {
+  const auto c = pyvenv_cfg("no equals here\n=\nversion = banana\n");
+  EXPECT_EQ(c.version, "");
+  EXPECT_FALSE(c.include_system_site_packages);
+  EXPECT_EQ(python_version_prefix("3"), "");
+  EXPECT_EQ(python_version_prefix("3.13.0rc1"), "3.13.0");
+}
+
+TEST(TfBuildInfo, Tf2LinuxOrderedDict) {
+  const auto b = tf_build_info(
+      "import collections\n\nbuild_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), "
+      "('cuda_compute_capabilities', ['sm_50', 'sm_60', 'compute_90']), ('cuda_version', '12.3'), ('cudnn_version', "
+      "'8'), "
+      "('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])\n");
+  EXPECT_EQ(b.cuda_version.value_or("?"), "12.3");
+  EXPECT_EQ(b.cudnn_version.value_or("?"), "8");
+  EXPECT_EQ(b.is_cuda_build, std::optional<bool>(true));
+  EXPECT_EQ(b.is_rocm_build, std::optional<bool>(false));
+  EXPECT_EQ(b.is_tensorrt_build, std::optional<bool>(true));
+}
+
+TEST(TfBuildInfo, Tf23WindowsDictWithDllSuffixVersions) {
+  const auto b = tf_build_info(
+      "build_info = {'cuda_version': '64_101', 'cudnn_version': '64_7', 'cuda_compute_capabilities': ['sm_35', "
+      "'compute_70'], 'cpu_compiler': 'C:/Program Files (x86)/cl.exe', 'is_rocm_build': False, 'is_cuda_build': True, "
+      "'msvcp_dll_names': 'msvcp140.dll,msvcp140_1.dll', 'cudart_dll_name': 'cudart64_101.dll', 'cudnn_dll_name': "
+      "'cudnn64_7.dll'}\n");
+  EXPECT_EQ(b.cuda_version.value_or("?"), "10.1");
+  EXPECT_EQ(b.cuda_version_raw.value_or("?"), "64_101");
+  EXPECT_EQ(b.cudnn_version.value_or("?"), "7");
+  EXPECT_EQ(b.cudart_dll_name.value_or("?"), "cudart64_101.dll");
+  EXPECT_EQ(b.cudnn_dll_name.value_or("?"), "cudnn64_7.dll");
+  EXPECT_EQ(b.is_cuda_build, std::optional<bool>(true));
+}
+
+TEST(TfBuildInfo, Tf1ModuleVariables) {
+  const auto b =
+      tf_build_info("cuda_version_number = '10.0'\ncudnn_version_number = '7'\nmsvcp_dll_name = 'msvcp140.dll'\n");
+  EXPECT_EQ(b.cuda_version.value_or("?"), "10.0");
+  EXPECT_EQ(b.cudnn_version.value_or("?"), "7");
+  EXPECT_FALSE(b.is_cuda_build);
+}
+
+TEST(TfBuildInfo, CpuOnlyBuildHasNoVersions) {
+  const auto b = tf_build_info(
+      "build_info = collections.OrderedDict([('is_cuda_build', False), ('is_rocm_build', False), "
+      "('is_tensorrt_build', False), ('msvcp_dll_names', 'msvcp140.dll,msvcp140_1.dll')])\n");
+  EXPECT_FALSE(b.cuda_version);
+  EXPECT_EQ(b.is_cuda_build, std::optional<bool>(false));
+  EXPECT_FALSE(b.empty());
+  EXPECT_TRUE(tf_build_info("").empty());
+  EXPECT_TRUE(tf_build_info("'cuda_version'").empty());
+  EXPECT_TRUE(tf_build_info("('cuda_version', ").empty());
+}
+
+TEST(TfBuildInfo, NormalisesWindowsVersions) {
+  EXPECT_EQ(normalize_tf_cuda_version("64_110"), "11.0");
+  EXPECT_EQ(normalize_tf_cuda_version("64_112"), "11.2");
+  EXPECT_EQ(normalize_tf_cuda_version("64_92"), "9.2");
+  EXPECT_EQ(normalize_tf_cuda_version("64_8"), "8");
+  EXPECT_EQ(normalize_tf_cuda_version(" 12.5.1 "), "12.5.1");
+  EXPECT_EQ(normalize_tf_cuda_version("64_"), "64_");
+}
+
+TEST(TorchVersion, CudaBuild) {
+  const auto t = torch_version(
+      "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda']\n__version__ = '2.11.0+cu130'\n"
+      "debug = False\ncuda: Optional[str] = '13.0'\ngit_version = '70d99e998b4955e0049d13a98d77ae1b14db1f45'\n"
+      "hip: Optional[str] = None\nrocm: Optional[str] = None\n");
+  EXPECT_EQ(t.version.value_or("?"), "2.11.0+cu130");
+  EXPECT_TRUE(t.cuda_present);
+  EXPECT_EQ(t.cuda.value_or("?"), "13.0");
+  EXPECT_FALSE(t.hip);
+  EXPECT_EQ(t.git_version.value_or("?"), "70d99e998b4955e0049d13a98d77ae1b14db1f45");
+}
+
+TEST(TorchVersion, CpuAndOldStyleAndRocm) {
+  const auto cpu = torch_version("__version__ = '2.5.1+cpu'\ncuda: Optional[str] = None\n");
+  EXPECT_TRUE(cpu.cuda_present);
+  EXPECT_FALSE(cpu.cuda);
+  const auto old =
+      torch_version("__version__ = '1.13.1+cu117'\ndebug = False\ncuda = '11.7'\ngit_version = 'abc'\nhip = None\n");
+  EXPECT_EQ(old.cuda.value_or("?"), "11.7");
+  const auto rocm = torch_version("__version__ = \"2.5.1+rocm6.2\"\ncuda = None\nhip = '6.2.41133-dd7f95766'\n");
+  EXPECT_EQ(rocm.hip.value_or("?"), "6.2.41133-dd7f95766");
+  EXPECT_TRUE(torch_version("def f():\n    cuda = '1'\n").empty());
+}
+
+TEST(PythonLiteral, StringsAndAssignments) {
+  size_t end = 0;
+  EXPECT_EQ(py_string_at("r'a\\'b' x", 0, &end).value_or("?"), "a'b");
+  EXPECT_FALSE(py_string_at("'unterminated", 0, &end));
+  EXPECT_FALSE(py_string_at("'''doc'''", 0, &end));
+  const auto as = py_assignments("a = 1\nb: int = True\n  c = 'no'\nd == 2\ne='x' # c\n");
+  ASSERT_EQ(as.size(), 3u);
+  EXPECT_EQ(as[0].name, "a");
+  EXPECT_EQ(as[1].value.kind, PyValue::Kind::boolean);
+  EXPECT_EQ(as[2].value.text, "x");
+}
