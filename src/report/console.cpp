@@ -177,11 +177,20 @@ void render_libraries(Out& o, const Snapshot& s) {
     if (!set.consistent) state += ", sub-libraries of mixed versions";
     o.raw(fmt::format("  cuDNN set {} {}: {}\n", set.dir, o.show(set.version), state));
   }
-  if (!L.resolutions.empty()) {
-    o.raw("  the loader would pick:\n");
-    for (const auto& r : L.resolutions)
-      o.raw(fmt::format("    {:<22} {}{}\n", r.soname, o.show(r.path), r.via.empty() ? "" : " (" + r.via + ")"));
+  // Found sonames one per line; the ones the loader cannot find on one line (most are other
+  // CUDA majors nobody here asked for; the JSON keeps each with its reason).
+  std::vector<std::string> not_found;
+  bool header = false;
+  for (const auto& r : L.resolutions) {
+    if (!r.path.has()) {
+      not_found.push_back(r.soname);
+      continue;
+    }
+    if (!header) o.raw("  the loader would pick:\n");
+    header = true;
+    o.raw(fmt::format("    {:<22} {}{}\n", r.soname, r.path.value(), r.via.empty() ? "" : " (" + r.via + ")"));
   }
+  if (!not_found.empty()) o.raw(fmt::format("  the loader finds no: {}\n", join(not_found)));
 }
 
 void render_python(Out& o, const Snapshot& s) {
