@@ -1,5 +1,6 @@
 // libFuzzer target for the CUDA version-file parsers (version.json/.txt, cuda.h, cudnn_version.h,
-// nccl.h, NvInferVersion.h, cublas_api.h, nvcc output, dist-info, conda-meta and library file names).
+// nccl.h, NvInferVersion.h, cublas_api.h, nvcc output and library file names; dist-info and
+// conda-meta names are python_metadata_fuzz's).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -17,9 +18,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)p::parse_tensorrt_header_version(in);
   (void)p::parse_cublas_header_version(in);
   (void)p::parse_nvcc_version_output(in);
-  (void)p::parse_dist_info_metadata(in);
-  (void)p::parse_dist_info_dir_name(in);
-  (void)p::parse_conda_meta_name(in, "cuda-nvcc");
   (void)p::parse_library_file_name(in);
   return 0;
 }

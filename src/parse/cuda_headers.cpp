@@ -5,17 +5,12 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "parse/ascii.h"
+
 namespace gpuready::parse {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-  return s;
-}
 
 // A leading dotted-number ("12.4.131" of "12.4.131,"), or empty.
 std::string leading_dotted(std::string_view s) {
@@ -90,20 +85,6 @@ bool nesting_ok(std::string_view text, int limit) {
       --depth;
     }
   }
-  return true;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!is_digit(c)) return false;
   return true;
 }
 
@@ -197,46 +178,6 @@ std::optional<std::string> parse_nvcc_version_output(std::string_view text) {
     if (!full.empty() && full.rfind(short_v, 0) == 0) return full;
   }
   return short_v;
-}
-
-std::optional<DistInfoMetadata> parse_dist_info_metadata(std::string_view text) {
-  DistInfoMetadata out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) break;  // the header block ends at the first blank line; the description follows
-    if (out.name.empty() && line.substr(0, 5) == "Name:") out.name = std::string(trim(line.substr(5)));
-    else if (out.version.empty() && line.substr(0, 8) == "Version:") out.version = std::string(trim(line.substr(8)));
-  }
-  if (out.name.empty() || out.version.empty() || !is_digit(out.version[0]) || out.version.size() > 128 ||
-      out.name.size() > 256)
-    return std::nullopt;
-  return out;
-}
-
-std::optional<DistInfoMetadata> parse_dist_info_dir_name(std::string_view name) {
-  constexpr std::string_view kSuffix = ".dist-info";
-  if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix) return std::nullopt;
-  name.remove_suffix(kSuffix.size());
-  const auto dash = name.find('-');
-  if (dash == std::string_view::npos || dash == 0 || dash + 1 >= name.size() || !is_digit(name[dash + 1]))
-    return std::nullopt;
-  return DistInfoMetadata{std::string(name.substr(0, dash)), std::string(name.substr(dash + 1))};
-}
-
-std::optional<std::string> parse_conda_meta_name(std::string_view file_name, std::string_view package) {
-  if (package.empty() || file_name.size() < package.size() + 7) return std::nullopt;
-  if (file_name.substr(file_name.size() - 5) != ".json") return std::nullopt;
-  if (file_name.substr(0, package.size()) != package || file_name[package.size()] != '-') return std::nullopt;
-  std::string_view rest = file_name.substr(package.size() + 1, file_name.size() - package.size() - 6);
-  const auto dash = rest.find('-');
-  std::string_view ver = rest.substr(0, dash);
-  if (ver.empty() || !is_digit(ver[0]) || ver.size() > 64) return std::nullopt;
-  return std::string(ver);
 }
 
 std::optional<LibraryFileName> parse_library_file_name(std::string_view name) {

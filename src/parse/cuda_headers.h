@@ -1,6 +1,7 @@
 // Version files of the CUDA stack, parsed from their text: version.json / version.txt of a
 // toolkit, cuda.h, cudnn_version.h (cudnn.h for cuDNN 7), nccl.h, NvInferVersion.h, cublas_api.h,
-// `nvcc --version`, pip dist-info METADATA, and the versions carried by library file names.
+// `nvcc --version`, and the versions carried by library file names. (pip dist-info METADATA and
+// conda-meta names are python_metadata.h's.)
 #pragma once
 
 #include <map>
@@ -39,19 +40,6 @@ std::optional<std::string> parse_cublas_header_version(std::string_view text);
 
 // `nvcc --version`: "Cuda compilation tools, release 12.4, V12.4.131" -> "12.4.131" (else "12.4").
 std::optional<std::string> parse_nvcc_version_output(std::string_view text);
-
-// dist-info METADATA (RFC 822 style header block): Name and Version.
-struct DistInfoMetadata {
-  std::string name;     // "nvidia-cuda-nvcc"
-  std::string version;  // "13.0.88"
-};
-std::optional<DistInfoMetadata> parse_dist_info_metadata(std::string_view text);
-
-// A dist-info folder name: "nvidia_cudnn_cu12-9.1.0.70.dist-info" -> {"nvidia_cudnn_cu12", "9.1.0.70"}.
-std::optional<DistInfoMetadata> parse_dist_info_dir_name(std::string_view name);
-
-// conda-meta file name: "cuda-nvcc-12.4.131-0.json" with package "cuda-nvcc" -> "12.4.131".
-std::optional<std::string> parse_conda_meta_name(std::string_view file_name, std::string_view package);
 
 // A shared-library file name split into its stem and the version it carries.
 //   Linux:   "libcudnn.so.9.1.0" -> stem "libcudnn", version "9.1.0"; "libcuda.so" -> stem "libcuda", version "".

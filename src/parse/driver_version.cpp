@@ -3,16 +3,10 @@
 
 #include <cctype>
 
+#include "parse/ascii.h"
+
 namespace gpuready::parse {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // A dotted numeric token such as "580.159.04" (at least one dot, digits around each dot).
 bool is_dotted_version(std::string_view tok) {

@@ -2,6 +2,7 @@
 // or 'single' quotes. Anything malformed is skipped, never thrown.
 #include "parse/os_release.h"
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 
 #include <cctype>
@@ -14,12 +15,6 @@ namespace {
 bool is_key_char(char c, bool first) {
   const auto u = static_cast<unsigned char>(c);
   return (u < 0x80 && std::isalpha(u)) || c == '_' || (!first && u < 0x80 && std::isdigit(u));
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 // Unquotes one value; nullopt-like empty + false when the quoting is broken (unterminated).

@@ -4,16 +4,11 @@
 
 #include <charconv>
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 
 namespace gpuready::parse {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 // Decimal, or hex with a 0x prefix (the aarch64 fields are written "0x41", "0xd4f").
 std::optional<int> to_int(std::string_view v) {

@@ -4,16 +4,9 @@
 #include <charconv>
 #include <limits>
 
+#include "parse/ascii.h"
+
 namespace gpuready::parse {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 std::map<std::string, std::uint64_t> proc_meminfo(std::string_view text) {
   std::map<std::string, std::uint64_t> out;

@@ -3,29 +3,10 @@
 
 #include <cctype>
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 
 namespace gpuready::parse {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-}  // namespace
 
 CoreMetadata core_metadata(std::string_view text) {
   CoreMetadata m;
@@ -79,10 +60,10 @@ std::string normalize_package_name(std::string_view name) {
 std::optional<DistFolderName> dist_folder_name(std::string_view folder) {
   DistFolderName d;
   std::string_view stem;
-  if (ends_with(folder, ".dist-info")) {
+  if (folder.ends_with(".dist-info")) {
     d.kind = "dist-info";
     stem = folder.substr(0, folder.size() - 10);
-  } else if (ends_with(folder, ".egg-info")) {
+  } else if (folder.ends_with(".egg-info")) {
     d.kind = "egg-info";
     stem = folder.substr(0, folder.size() - 9);
   } else {
@@ -114,7 +95,7 @@ std::optional<DistFolderName> dist_folder_name(std::string_view folder) {
 }
 
 std::optional<CondaMetaName> conda_meta_name(std::string_view file_name) {
-  if (!ends_with(file_name, ".json")) return std::nullopt;
+  if (!file_name.ends_with(".json")) return std::nullopt;
   std::string_view stem = file_name.substr(0, file_name.size() - 5);
   const size_t last = stem.rfind('-');
   if (last == std::string_view::npos || last == 0) return std::nullopt;

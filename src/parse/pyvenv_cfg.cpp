@@ -4,18 +4,10 @@
 
 #include <cctype>
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 
 namespace gpuready::parse {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 std::string python_version_prefix(std::string_view text) {
   text = trim(text);

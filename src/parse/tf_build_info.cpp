@@ -5,18 +5,12 @@
 
 #include <cctype>
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 #include "parse/python_literal.h"
 
 namespace gpuready::parse {
 namespace {
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
 
 void set_value(TfBuildInfo& b, std::string_view key, const PyValue& v) {
   auto str = [&](std::optional<std::string>& slot) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "parse/ascii.h"
 #include "parse/cuda_headers.h"
 #include "parse/ld_so_cache.h"
 #include "probe/libraries_catalog.h"
@@ -482,7 +483,7 @@ class Collector {
       for (const auto& e : listing(dir)) {
         auto f = parse::parse_library_file_name(e.name);
         if (!f || f->windows != (l_ == Layout::windows) || major_of(f->version) != mj) continue;
-        std::string stem = f->windows ? lower(f->stem) : f->stem;
+        std::string stem = f->windows ? parse::ascii_lower(f->stem) : f->stem;
         if (!f->windows) {
           if (stem.rfind("lib", 0) != 0) continue;
           stem = stem.substr(3);

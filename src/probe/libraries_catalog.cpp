@@ -2,6 +2,7 @@
 // shared/reference/compat/library_names.md; keep the two in step.
 #include "probe/libraries_catalog.h"
 
+#include "parse/ascii.h"
 #include "parse/cuda_headers.h"
 #include "probe/toolkits_layout.h"
 
@@ -38,7 +39,7 @@ const std::vector<LibraryKind>& library_kinds() {
 const LibraryKind* kind_for_stem(const std::string& stem, bool windows) {
   for (const auto& k : library_kinds()) {
     if (windows) {
-      if (*k.windows_stem && lower(stem) == lower(k.windows_stem)) return &k;
+      if (*k.windows_stem && parse::iequals(stem, k.windows_stem)) return &k;
     } else if (stem == k.posix_stem) {
       return &k;
     }

@@ -3,10 +3,10 @@
 // macOS reads are a later issue and say so in the facts' reasons.
 #include <fmt/format.h>
 
-#include <cctype>
 #include <optional>
 #include <string>
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 #include "parse/linux_hints.h"
 #include "parse/os_release.h"
@@ -29,11 +29,6 @@ Read read_small(const Fs& fs, const std::string& path) {
   r.text = fs.read_file(path, kSmallFile, &r.error);
   if (!r.text && r.error.empty()) r.error = path + ": could not be read";
   return r;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 void fill_os_release(const Fs& fs, OsFacts& out) {
@@ -149,7 +144,7 @@ void fill_container(const Os& os, OsFacts& out) {
   }
   // systemd-nspawn, lxc and podman set $container in the container's init environment.
   if (auto v = os.env.get("container")) {
-    std::string name = lower(parse::clean_text(*v, 64));
+    std::string name = parse::ascii_lower(parse::clean_text(*v, 64));
     if (!name.empty()) {
       out.container = name;
       return;
@@ -167,7 +162,7 @@ std::string windows_arch(const Env& env) {
   auto v = env.get("PROCESSOR_ARCHITEW6432");
   if (!v) v = env.get("PROCESSOR_ARCHITECTURE");
   if (!v) return {};
-  const std::string a = lower(parse::clean_text(*v, 32));
+  const std::string a = parse::ascii_lower(parse::clean_text(*v, 32));
   if (a == "amd64") return "x86_64";
   if (a == "arm64") return "aarch64";
   return a;

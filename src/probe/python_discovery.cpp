@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 #include "parse/python_metadata.h"
 #include "parse/pyvenv_cfg.h"
@@ -18,22 +19,6 @@ constexpr size_t kMaxPathDirs = 64;
 constexpr size_t kMaxDirEntries = 20000;
 constexpr size_t kMaxEnvsPerRoot = 64;
 constexpr size_t kMaxCandidates = 48;
-
-bool iequals(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool all_digits(const std::string& s) {
-  return !s.empty() &&
-         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
 
 std::optional<std::string> env_get(const Env& env, const char* name) {
   auto v = env.get(name);
@@ -77,14 +62,14 @@ std::string interpreter_in(const Fs& fs, const std::string& prefix) {
 // The names an interpreter has in a PATH folder, best first: python3, python, python3.N.
 int interpreter_rank(const std::string& name, bool windows) {
   if (windows) {
-    const std::string l = lower(name);
+    const std::string l = parse::ascii_lower(name);
     if (l == "python.exe") return 1;
     if (l == "python3.exe") return 0;
     return -1;
   }
   if (name == "python3") return 0;
   if (name == "python") return 1;
-  if (name.rfind("python3.", 0) == 0 && all_digits(name.substr(8)) && name.size() <= 11) return 2;
+  if (name.rfind("python3.", 0) == 0 && parse::all_digits(name.substr(8)) && name.size() <= 11) return 2;
   return -1;
 }
 
@@ -109,7 +94,7 @@ struct Collector {
     // but is another environment (its pyvenv.cfg decides sys.prefix).
     const std::string dir = parent(path);
     std::string k = os.fs.canonical(dir).value_or(dir) + "|" + os.fs.canonical(path).value_or(path);
-    return is_windows_path(path) ? lower(k) : k;
+    return is_windows_path(path) ? parse::ascii_lower(k) : k;
   }
 
   void add(const std::string& path, const std::string& found_by, const std::string& problem = {}) {
@@ -182,7 +167,7 @@ struct Collector {
       if (!seen.insert(dir).second) continue;
       // Windows' App Execution Aliases (…\Microsoft\WindowsApps\python.exe) open the Store
       // when no Store Python is installed; running one would not answer.
-      if (windows && lower(dir).find("windowsapps") != std::string::npos) continue;
+      if (windows && parse::ascii_lower(dir).find("windowsapps") != std::string::npos) continue;
       std::string err;
       auto entries = os.fs.list_dir(dir, &err);
       if (!entries) continue;
@@ -294,7 +279,7 @@ struct Collector {
       if (!entries) continue;
       std::vector<std::string> names;
       for (const auto& e : *entries)
-        if (e.is_dir && lower(e.name).rfind("python3", 0) == 0) names.push_back(e.name);
+        if (e.is_dir && parse::ascii_lower(e.name).rfind("python3", 0) == 0) names.push_back(e.name);
       std::sort(names.begin(), names.end());
       for (const auto& n : names) add_prefix(join(base, n), "windows install");
     }
@@ -458,7 +443,7 @@ FileFacts file_facts(const Os& os, const std::string& interpreter) {
   }
   if (f.prefix.empty()) {
     f.prefix = (!win && base_name(dir) == "bin") ? parent(dir) : dir;
-    if (win && iequals(base_name(dir), "Scripts")) f.prefix = parent(dir);
+    if (win && parse::iequals(base_name(dir), "Scripts")) f.prefix = parent(dir);
   }
 
   // conda: conda-meta/python-3.8.5-h5fd99cc_1.json names the exact version.
@@ -490,17 +475,17 @@ FileFacts file_facts(const Os& os, const std::string& interpreter) {
   if (f.version.empty() && win) {
     if (auto entries = os.fs.list_dir(f.prefix, &err)) {
       for (const auto& e : *entries) {
-        const std::string l = lower(e.name);
+        const std::string l = parse::ascii_lower(e.name);
         if (l.size() > 12 && l.rfind("python3", 0) == 0 && l.substr(l.size() - 4) == ".dll" &&
-            all_digits(l.substr(7, l.size() - 11))) {
+            parse::all_digits(l.substr(7, l.size() - 11))) {
           f.version = "3." + l.substr(7, l.size() - 11);
           f.version_source = "file name";
           break;
         }
       }
     }
-    const std::string b = lower(base_name(f.prefix));
-    if (f.version.empty() && b.rfind("python3", 0) == 0 && all_digits(b.substr(7)) && b.size() > 7) {
+    const std::string b = parse::ascii_lower(base_name(f.prefix));
+    if (f.version.empty() && b.rfind("python3", 0) == 0 && parse::all_digits(b.substr(7)) && b.size() > 7) {
       f.version = "3." + b.substr(7);
       f.version_source = "folder name";
     }

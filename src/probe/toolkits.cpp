@@ -2,10 +2,11 @@
 // /usr/local/cuda*, /opt/cuda, Program Files\...\CUDA\v*, conda envs, pip wheels), merged by the
 // folder they really are, each with its version read from files; nvcc runs only when no file answers.
 #include <algorithm>
-#include <cctype>
 #include <set>
 
+#include "parse/ascii.h"
 #include "parse/cuda_headers.h"
+#include "parse/python_metadata.h"
 #include "probe/probe.h"
 #include "probe/toolkits_search.h"
 
@@ -25,15 +26,19 @@ std::vector<DirEntry> list_sorted(const Os& os, const std::string& dir) {
   return std::move(*r);
 }
 
-// Header folders of an install: include/ and targets/<triple>/include (conda, the runfile).
+// Appends <root>/targets/<triple>/<leaf> for the first 8 triples (conda, the runfile).
+void add_target_dirs(const Os& os, Layout l, const std::string& root, const char* leaf, std::vector<std::string>& out) {
+  const std::string targets = join(l, root, "targets");
+  if (!os.fs.is_dir(targets)) return;
+  size_t n = 0;
+  for (const auto& e : list_sorted(os, targets))
+    if (e.is_dir && ++n <= 8) out.push_back(join(l, join(l, targets, e.name), leaf));
+}
+
+// Header folders of an install: include/ and targets/<triple>/include.
 std::vector<std::string> include_dirs(const Os& os, Layout l, const std::string& root) {
   std::vector<std::string> out{join(l, root, "include")};
-  const std::string targets = join(l, root, "targets");
-  if (os.fs.is_dir(targets)) {
-    size_t n = 0;
-    for (const auto& e : list_sorted(os, targets))
-      if (e.is_dir && ++n <= 8) out.push_back(join(l, join(l, targets, e.name), "include"));
-  }
+  add_target_dirs(os, l, root, "include", out);
   return out;
 }
 
@@ -41,12 +46,7 @@ std::vector<std::string> include_dirs(const Os& os, Layout l, const std::string&
 std::vector<std::string> runtime_dirs(const Os& os, Layout l, const std::string& root) {
   if (l == Layout::windows) return {join(l, root, "bin"), join(l, join(l, root, "bin"), "x64")};
   std::vector<std::string> out{join(l, root, "lib64"), join(l, root, "lib")};
-  const std::string targets = join(l, root, "targets");
-  if (os.fs.is_dir(targets)) {
-    size_t n = 0;
-    for (const auto& e : list_sorted(os, targets))
-      if (e.is_dir && ++n <= 8) out.push_back(join(l, join(l, targets, e.name), "lib"));
-  }
+  add_target_dirs(os, l, root, "lib", out);
   return out;
 }
 
@@ -78,7 +78,8 @@ std::optional<Answer> version_from_files(const Os& os, Layout l, const std::stri
     const auto entries = list_sorted(os, meta);
     for (const char* pkg : {"cuda-nvcc", "cuda-cudart", "cudatoolkit", "cuda-version"}) {
       for (const auto& e : entries)
-        if (auto v = parse::parse_conda_meta_name(e.name, pkg)) return Answer{*v, "conda-meta"};
+        if (auto c = parse::conda_meta_name(e.name); c && c->name == pkg && parse::is_digit(c->version[0]))
+          return Answer{c->version, "conda-meta"};
     }
     break;
   }
@@ -94,7 +95,7 @@ std::optional<Answer> version_from_files(const Os& os, Layout l, const std::stri
     for (const auto& e : list_sorted(os, dir)) {
       auto f = parse::parse_library_file_name(e.name);
       if (!f || f->version.empty()) continue;
-      const bool match = l == Layout::windows ? lower(f->stem) == "cudart" : f->stem == "libcudart";
+      const bool match = l == Layout::windows ? parse::ascii_lower(f->stem) == "cudart" : f->stem == "libcudart";
       if (match && dotted_parts(f->version) > dotted_parts(best)) best = f->version;
     }
   }
@@ -244,22 +245,23 @@ std::optional<DistInfoVersion> dist_info_version(const Os& os, Layout l, const s
   }
   for (const auto& want : names) {
     for (const auto& e : *listing) {
-      auto d = parse::parse_dist_info_dir_name(e.name);
-      if (!d) continue;
-      std::string n = lower(d->name);
+      auto d = parse::dist_folder_name(e.name);
+      if (!d || d->kind != "dist-info" || d->version.empty()) continue;
+      std::string n = parse::ascii_lower(d->name);
       std::replace(n.begin(), n.end(), '-', '_');
       std::replace(n.begin(), n.end(), '.', '_');
       bool match = n == want;
       if (!match && n.size() > want.size() + 3 && n.compare(0, want.size(), want) == 0 &&
           n.compare(want.size(), 3, "_cu") == 0) {
         // "_cu12", "_cu12_libs" (tensorrt)
-        match = std::isdigit(static_cast<unsigned char>(n[want.size() + 3])) != 0;
+        match = parse::is_digit(n[want.size() + 3]);
       }
       if (!match) continue;
       const std::string folder = join(l, dir, e.name);
       DistInfoVersion out{d->version, folder};
       if (auto text = read_small(os, join(l, folder, "METADATA"), 16 * 1024)) {
-        if (auto m = parse::parse_dist_info_metadata(*text)) out.version = m->version;
+        // A version that does not start with a digit ("dev", garbage) keeps the folder's.
+        if (const auto m = parse::core_metadata(*text); m.ok() && parse::is_digit(m.version[0])) out.version = m.version;
       }
       return out;
     }
@@ -276,7 +278,7 @@ void collect_toolkits_in(const Os& os, const ToolkitSearch& s, std::vector<Toolk
   }
   // CUDA_PATH_V11_0, CUDA_PATH_V12_4: one per install by the Windows installer.
   for (const auto& [name, value] : os.env.all()) {
-    const std::string up = l == Layout::windows ? lower(name) : name;
+    const std::string up = l == Layout::windows ? parse::ascii_lower(name) : name;
     const std::string prefix = l == Layout::windows ? "cuda_path_v" : "CUDA_PATH_V";
     if (up.size() > prefix.size() && up.compare(0, prefix.size(), prefix) == 0 && !value.empty() &&
         !env_name_is(l, name, "CUDA_PATH"))

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <set>
 
+#include "parse/ascii.h"
+
 namespace gpuready::probe_detail {
 
 Layout host_layout() {
@@ -67,18 +69,13 @@ bool is_absolute(Layout l, const std::string& p) {
   return !p.empty() && p[0] == '/';
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool same_name(Layout l, const std::string& a, const std::string& b) {
-  return l == Layout::windows ? lower(a) == lower(b) : a == b;
+  return l == Layout::windows ? parse::iequals(a, b) : a == b;
 }
 
 std::string path_key(Layout l, const std::string& p) {
   const std::string n = normalize(l, p);
-  return l == Layout::windows ? lower(n) : n;
+  return l == Layout::windows ? parse::ascii_lower(n) : n;
 }
 
 std::string canonical_or_self(const Os& os, Layout l, const std::string& p) {

@@ -23,7 +23,6 @@ std::string parent(Layout l, const std::string& p);     // "/usr/local/cuda/bin"
 std::string base_name(Layout l, const std::string& p);  // "/usr/local/cuda/bin/nvcc" -> "nvcc"
 std::string normalize(Layout l, const std::string& p);  // no trailing or doubled separators
 bool is_absolute(Layout l, const std::string& p);
-std::string lower(std::string s);
 // File names compare case-insensitively on Windows.
 bool same_name(Layout l, const std::string& a, const std::string& b);
 // A key that is equal for two spellings of one path (case folded on Windows).

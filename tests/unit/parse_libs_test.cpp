@@ -252,24 +252,6 @@ TEST(CudaHeaders, NvccOutput) {
   EXPECT_FALSE(parse_nvcc_version_output("bash: nvcc: command not found"));
 }
 
-TEST(CudaHeaders, DistInfoAndConda) {
-  auto m = parse_dist_info_metadata("Metadata-Version: 2.4\r\nName: nvidia-cuda-nvcc\r\nVersion: 13.0.88\r\n\r\nVersion: 1\n");
-  ASSERT_TRUE(m);
-  EXPECT_EQ(m->name, "nvidia-cuda-nvcc");
-  EXPECT_EQ(m->version, "13.0.88");
-  // Version only in the description (after the blank line) does not count.
-  EXPECT_FALSE(parse_dist_info_metadata("Name: x\n\nVersion: 1.0\n"));
-  auto d = parse_dist_info_dir_name("nvidia_cudnn_cu12-9.1.0.70.dist-info");
-  ASSERT_TRUE(d);
-  EXPECT_EQ(d->name, "nvidia_cudnn_cu12");
-  EXPECT_EQ(d->version, "9.1.0.70");
-  EXPECT_FALSE(parse_dist_info_dir_name("nvidia_cudnn_cu12.dist-info"));
-  EXPECT_FALSE(parse_dist_info_dir_name("nvidia"));
-  EXPECT_EQ(parse_conda_meta_name("cuda-nvcc-12.4.131-0.json", "cuda-nvcc").value_or(""), "12.4.131");
-  EXPECT_FALSE(parse_conda_meta_name("cuda-nvcc-impl-12.4.131-0.json", "cuda-nvcc"));
-  EXPECT_FALSE(parse_conda_meta_name("cuda-nvcc-12.4.131-0.txt", "cuda-nvcc"));
-}
-
 TEST(CudaHeaders, LibraryFileNames) {
   auto f = parse_library_file_name("libcudnn.so.9.1.0");
   ASSERT_TRUE(f);

@@ -29,6 +29,19 @@ TEST(CoreMetadata, SkipsFoldedLongFieldsAndKeepsTheFirstValue) {
   EXPECT_EQ(m.version, "0.3.11");
 }
 
+TEST(CoreMetadata, NvidiaWheelWithCrLfLinesAndAVersionInTheDescription) {
+  // The toolkit collector reads the METADATA of NVIDIA's CUDA wheels through this parser too.
+  const auto m = core_metadata("Metadata-Version: 2.4\r\nName: nvidia-cuda-nvcc\r\nVersion: 13.0.88\r\n\r\nVersion: 1\n");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m.name, "nvidia-cuda-nvcc");
+  EXPECT_EQ(m.version, "13.0.88");
+  // A Version only in the description (after the blank line) does not count.
+  const auto late = core_metadata("Name: x\n\nVersion: 1.0\n");
+  EXPECT_FALSE(late.ok());
+  EXPECT_EQ(late.name, "x");
+  EXPECT_EQ(late.version, "");
+}
+
 TEST(CoreMetadata, GarbageGivesNothing) {
   EXPECT_FALSE(core_metadata(std::string("\x89PNG\r\n\x1a\n\0\0\xff", 12)).ok());
   EXPECT_FALSE(core_metadata("").ok());
@@ -63,6 +76,21 @@ TEST(PackageNames, DistInfoAndEggInfoFolders) {
   EXPECT_EQ(d->version, "");
   EXPECT_FALSE(dist_folder_name("torch"));
   EXPECT_FALSE(dist_folder_name(".dist-info"));
+  EXPECT_FALSE(dist_folder_name("nvidia"));
+}
+
+TEST(PackageNames, NvidiaWheelDistInfoFolders) {
+  // Wheels escape '-' in names to '_': the name ends at the first '-'.
+  auto d = dist_folder_name("nvidia_cudnn_cu12-9.1.0.70.dist-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name, "nvidia_cudnn_cu12");
+  EXPECT_EQ(d->version, "9.1.0.70");
+  EXPECT_EQ(d->kind, "dist-info");
+  // No version in the folder name: the name alone, with an empty version (callers that need one refuse it).
+  d = dist_folder_name("nvidia_cudnn_cu12.dist-info");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name, "nvidia_cudnn_cu12");
+  EXPECT_EQ(d->version, "");
 }
 
 TEST(PackageNames, CondaMetaFiles) {
@@ -77,6 +105,20 @@ TEST(PackageNames, CondaMetaFiles) {
   EXPECT_EQ(c->version, "12.1");
   EXPECT_FALSE(conda_meta_name("history"));
   EXPECT_FALSE(conda_meta_name("x-1.json"));
+}
+
+TEST(PackageNames, CondaMetaFilesOfCudaPackages) {
+  auto c = conda_meta_name("cuda-nvcc-12.4.131-0.json");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->name, "cuda-nvcc");
+  EXPECT_EQ(c->version, "12.4.131");
+  EXPECT_EQ(c->build, "0");
+  // A longer package name that starts the same is another package.
+  c = conda_meta_name("cuda-nvcc-impl-12.4.131-0.json");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->name, "cuda-nvcc-impl");
+  EXPECT_EQ(c->version, "12.4.131");
+  EXPECT_FALSE(conda_meta_name("cuda-nvcc-12.4.131-0.txt"));
 }
 
 TEST(PackageNames, LocalVersionLabel) {

@@ -209,6 +209,34 @@ TEST(Toolkits, NvccRunsOnlyWhenNoFileAnswers) {
   EXPECT_NE(ts2[0].version.why().find("timed out"), std::string::npos) << ts2[0].version.why();
 }
 
+TEST(Toolkits, DistInfoAndCondaMetaNamesMustCarryAVersion) {
+  TempTree tree;
+  const std::string sp = "venv/lib/python3.12/site-packages";
+  // A dist-info folder without a version in its name is not an answer, even when it sorts first.
+  tree.write(sp + "/nvidia_cuda_nvcc_cu12.dist-info/METADATA", "Name: nvidia-cuda-nvcc-cu12\n");
+  // METADATA whose Version does not start with a digit: the folder's version stands.
+  tree.write(sp + "/nvidia_cuda_runtime_cu12-12.4.127.dist-info/METADATA",
+             "Metadata-Version: 2.1\nName: nvidia-cuda-runtime-cu12\nVersion: dev\n");
+  test::FixtureOs fx("");
+  fx.fs = test::RootedFs(tree.root.string());
+  const auto d = probe_detail::dist_info_version(fx.os(), Layout::posix, "/" + sp,
+                                                 {"nvidia_cuda_nvcc", "nvidia_cuda_runtime"});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->version, "12.4.127");
+  EXPECT_EQ(d->dist_info, "/" + sp + "/nvidia_cuda_runtime_cu12-12.4.127.dist-info");
+
+  // conda-meta: "cuda-nvcc-impl-..." is another package than cuda-nvcc; the cuda-cudart record answers.
+  tree.write("conda/envs/cu/bin/nvcc", "#!/bin/sh\n");
+  tree.write("conda/envs/cu/conda-meta/cuda-nvcc-impl-12.6.20-0.json", "{}");
+  tree.write("conda/envs/cu/conda-meta/cuda-cudart-12.4.127-0.json", "{}");
+  test::FixtureOs conda("", {{"CONDA_PREFIX", "/conda/envs/cu"}});
+  conda.fs = test::RootedFs(tree.root.string());
+  const auto ts = collect(conda);
+  ASSERT_EQ(ts.size(), 1u);
+  EXPECT_EQ(ts[0].version.value_or(""), "12.4.127");
+  EXPECT_EQ(ts[0].version_source, "conda-meta");
+}
+
 TEST(Toolkits, BadInputNeverCrashes) {
   TempTree tree;
   // Garbage version.json, truncated cuda.h: the runtime's file name still answers.

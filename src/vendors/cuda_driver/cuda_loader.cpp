@@ -3,6 +3,8 @@
 // and CUresult names. The dynamic loader's own words are kept for the report.
 #include "vendors/cuda_driver/cuda_loader.h"
 
+#include "vendors/vendor_library.h"
+
 namespace gpuready::cuda_driver {
 
 std::vector<std::string> default_candidates(const Env& env) {
@@ -22,22 +24,16 @@ std::vector<std::string> default_candidates(const Env& env) {
 }
 
 std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error) {
-  std::string errors;
-  for (const auto& cand : candidates) {
-    std::string e;
-    DynLib::Handle h = dl.open(cand, &e);
-    if (!h) {
-      if (!errors.empty()) errors += "; ";
-      errors += e.empty() ? cand + ": cannot be loaded" : e;
-      continue;
-    }
-    Library lib;
-    lib.handle = h;
-    lib.candidate = cand;
-    auto* gpa2 = reinterpret_cast<decltype(&::cuGetProcAddress_v2)>(dl.symbol(h, "cuGetProcAddress_v2"));
-    auto* gpa1 = reinterpret_cast<decltype(&::cuGetProcAddress)>(dl.symbol(h, "cuGetProcAddress"));
-    if (gpa2) {
-      lib.resolved_via = "cuGetProcAddress_v2";
+  const auto opened = vendors::open_first(dl, candidates, error);
+  if (!opened) return std::nullopt;
+  const DynLib::Handle h = opened->handle;
+  Library lib;
+  lib.handle = h;
+  lib.candidate = opened->candidate;
+  auto* gpa2 = reinterpret_cast<decltype(&::cuGetProcAddress_v2)>(dl.symbol(h, "cuGetProcAddress_v2"));
+  auto* gpa1 = reinterpret_cast<decltype(&::cuGetProcAddress)>(dl.symbol(h, "cuGetProcAddress"));
+  if (gpa2) {
+    lib.resolved_via = "cuGetProcAddress_v2";
 #define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name)                                                \
   {                                                                                                          \
     void* p = nullptr;                                                                                       \
@@ -46,34 +42,31 @@ std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& ca
         status == CU_GET_PROC_ADDRESS_SUCCESS)                                                               \
       lib.api.member = reinterpret_cast<decltype(&::member)>(p);                                             \
   }
-      GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
+    GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
 #undef GPUREADY_CUDA_RESOLVE
-    } else if (gpa1) {
-      lib.resolved_via = "cuGetProcAddress";
+  } else if (gpa1) {
+    lib.resolved_via = "cuGetProcAddress";
 #define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name)                                       \
   {                                                                                                 \
     void* p = nullptr;                                                                              \
     if (gpa1(proc_name, &p, kRequestedCudaVersionV1, CU_GET_PROC_ADDRESS_DEFAULT) == CUDA_SUCCESS) \
       lib.api.member = reinterpret_cast<decltype(&::member)>(p);                                    \
   }
-      GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
+    GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
 #undef GPUREADY_CUDA_RESOLVE
-    } else {
-      // Drivers older than CUDA 11.3: the exports themselves, by their suffixed (current-ABI) names.
-      lib.resolved_via = "dlsym";
+  } else {
+    // Drivers older than CUDA 11.3: the exports themselves, by their suffixed (current-ABI) names.
+    lib.resolved_via = "dlsym";
 #define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name) \
   lib.api.member = reinterpret_cast<decltype(&::member)>(dl.symbol(h, export_name));
-      GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
+    GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
 #undef GPUREADY_CUDA_RESOLVE
-    }
-    void* any = gpa2 ? reinterpret_cast<void*>(gpa2)
-                : gpa1 ? reinterpret_cast<void*>(gpa1)
-                       : reinterpret_cast<void*>(lib.api.cuDriverGetVersion);
-    lib.path = dl.path_of(h, any);
-    return lib;
   }
-  if (error) *error = candidates.empty() ? std::string("no candidate library names") : errors;
-  return std::nullopt;
+  void* any = gpa2 ? reinterpret_cast<void*>(gpa2)
+              : gpa1 ? reinterpret_cast<void*>(gpa1)
+                     : reinterpret_cast<void*>(lib.api.cuDriverGetVersion);
+  lib.path = dl.path_of(h, any);
+  return lib;
 }
 
 void unload(const DynLib& dl, Library& lib) {

@@ -2,6 +2,8 @@
 // and return-code names. The dynamic loader's own words are kept for the report.
 #include "vendors/nvml/nvml_loader.h"
 
+#include "vendors/vendor_library.h"
+
 namespace gpuready::nvml {
 
 std::vector<std::string> default_candidates(const Env& env) {
@@ -27,28 +29,19 @@ std::vector<std::string> default_candidates(const Env& env) {
 }
 
 std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error) {
-  std::string errors;
-  for (const auto& cand : candidates) {
-    std::string e;
-    DynLib::Handle h = dl.open(cand, &e);
-    if (!h) {
-      if (!errors.empty()) errors += "; ";
-      errors += e.empty() ? cand + ": cannot be loaded" : e;
-      continue;
-    }
-    Library lib;
-    lib.handle = h;
-    lib.candidate = cand;
+  const auto opened = vendors::open_first(dl, candidates, error);
+  if (!opened) return std::nullopt;
+  const DynLib::Handle h = opened->handle;
+  Library lib;
+  lib.handle = h;
+  lib.candidate = opened->candidate;
 #define GPUREADY_NVML_RESOLVE(name) lib.api.name = reinterpret_cast<decltype(&::name)>(dl.symbol(h, #name));
-    GPUREADY_NVML_SYMBOLS(GPUREADY_NVML_RESOLVE)
+  GPUREADY_NVML_SYMBOLS(GPUREADY_NVML_RESOLVE)
 #undef GPUREADY_NVML_RESOLVE
-    void* any = lib.api.nvmlInit_v2 ? reinterpret_cast<void*>(lib.api.nvmlInit_v2)
-                                    : reinterpret_cast<void*>(lib.api.nvmlShutdown);
-    lib.path = dl.path_of(h, any);
-    return lib;
-  }
-  if (error) *error = candidates.empty() ? std::string("no candidate library names") : errors;
-  return std::nullopt;
+  void* any = lib.api.nvmlInit_v2 ? reinterpret_cast<void*>(lib.api.nvmlInit_v2)
+                                  : reinterpret_cast<void*>(lib.api.nvmlShutdown);
+  lib.path = dl.path_of(h, any);
+  return lib;
 }
 
 void unload(const DynLib& dl, Library& lib) {
