@@ -56,11 +56,21 @@ std::optional<std::vector<DirEntry>> PosixFs::list_dir(const std::string& path, 
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
     DirEntry entry;
     entry.name = e->d_name;
+    // d_type answers for plain files and folders without a syscall (PATH folders such as
+    // /usr/bin hold thousands of entries); links and file systems that leave it unknown get stat'ed.
     const std::string full = path + "/" + entry.name;
-    struct stat lst {};
-    if (::lstat(full.c_str(), &lst) == 0) entry.is_symlink = S_ISLNK(lst.st_mode);
-    struct stat st {};
-    if (::stat(full.c_str(), &st) == 0) entry.is_dir = S_ISDIR(st.st_mode);
+    unsigned char type = e->d_type;
+    if (type == DT_UNKNOWN) {
+      struct stat lst {};
+      if (::lstat(full.c_str(), &lst) == 0) type = S_ISLNK(lst.st_mode) ? DT_LNK : S_ISDIR(lst.st_mode) ? DT_DIR : DT_REG;
+    }
+    entry.is_symlink = type == DT_LNK;
+    if (type == DT_LNK) {
+      struct stat st {};
+      entry.is_dir = ::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    } else {
+      entry.is_dir = type == DT_DIR;
+    }
     out.push_back(std::move(entry));
   }
   ::closedir(d);
