@@ -42,13 +42,16 @@ Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
 
   double t_nvidia = 0, t_python = 0;
   auto nvidia = std::async(std::launch::async, [&] { t_nvidia = timed([&] { collect_nvidia(os, opts, s.nvidia); }); });
-  auto python = std::async(std::launch::async, [&] { t_python = timed([&] { collect_python(os, opts, s.python); }); });
+  std::vector<std::string> python_notes;  // written by the Python thread only, read after get()
+  auto python = std::async(std::launch::async,
+                           [&] { t_python = timed([&] { collect_python(os, opts, s.python, &python_notes); }); });
 
   const double t_os = timed([&] { collect_os(os, s.os); });
   const double t_cpu = timed([&] { collect_cpu(os, s.cpu); });
   const double t_pci = timed([&] { collect_pci(os, s.pci_gpus); });
   const double t_toolkits = timed([&] { collect_toolkits(os, s.toolkits); });
   python.get();
+  s.notes.insert(s.notes.end(), python_notes.begin(), python_notes.end());
   const double t_pip_toolkits = timed([&] { collect_pip_toolkits(os, s.python, s.toolkits); });
   const double t_libraries = timed([&] { collect_libraries(os, s.toolkits, s.python, s.libraries); });
   nvidia.get();

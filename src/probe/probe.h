@@ -40,7 +40,9 @@ void collect_toolkits(const Os& os, std::vector<Toolkit>& out);               //
 // Toolkits shipped as pip wheels (nvidia/cuda_nvcc, nvidia/cu13) need the Python envs' site-packages:
 // run after collect_python, merged into the same list.
 void collect_pip_toolkits(const Os& os, const std::vector<PythonEnv>& python, std::vector<Toolkit>& out);  // toolkits.cpp
-void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEnv>& out);  // python.cpp
+// notes (optional) receives what discovery had to leave out ("PATH truncated", "too many interpreters").
+void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEnv>& out,
+                    std::vector<std::string>* notes = nullptr);  // python.cpp
 // Libraries need the toolkits (their lib folders) and the Python envs (pip wheels).
 void collect_libraries(const Os& os, const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python,
                        LibraryFacts& out);                                    // libraries.cpp

@@ -207,9 +207,9 @@ PythonEnv probe_one(const Os& os, const ProbeOptions& opts, const python::Candid
 
 }  // namespace
 
-void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEnv>& out) {
-  std::vector<std::string> notes;  // discovery limits; kept out of the Snapshot's notes (not ours)
-  const auto candidates = python::discover(os, opts.python_paths, &notes);
+void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEnv>& out,
+                    std::vector<std::string>* notes) {
+  const auto candidates = python::discover(os, opts.python_paths, notes);
   std::vector<std::future<PythonEnv>> jobs;
   jobs.reserve(candidates.size());
   for (const auto& c : candidates) {

@@ -106,5 +106,9 @@ TEST(Cli, HostileEnvironmentDoesNotBreakTheProbe) {
                {"CUDA_VISIBLE_DEVICES", "garbage,,-1"}};
   const ProcResult r = run_gpuready({"probe", "--json"}, o);
   ASSERT_TRUE(r.ok()) << r.error << r.err;
-  EXPECT_NO_THROW(snapshot_from_json(nlohmann::json::parse(r.out)));
+  const Snapshot s = snapshot_from_json(nlohmann::json::parse(r.out));
+  // What had to be left out is said in the snapshot's notes, not silently dropped.
+  bool path_noted = false;
+  for (const auto& n : s.notes) path_noted = path_noted || n.rfind("python: PATH has", 0) == 0;
+  EXPECT_TRUE(path_noted) << "the capped PATH walk must leave a note";
 }
