@@ -96,11 +96,14 @@ Fact<int> width(Device& d, const char* attr) {
 
 }  // namespace
 
-void collect_pci(const Os& os, std::vector<PciGpu>& out) {
+void collect_pci(const Os& os, std::vector<PciGpu>& out, std::vector<std::string>* notes) {
   out.clear();
   std::string error;
   const auto entries = os.fs.list_dir(kPciDevices, &error);
-  if (!entries) return;  // no sysfs (Windows, WSL1, a container without /sys): nothing to list
+  if (!entries) {  // no sysfs (Windows, WSL1, a container without /sys): nothing to list, and say so
+    if (notes) notes->push_back("pci: the PCI bus could not be listed (" + error + "); GPUs without a driver are not seen");
+    return;
+  }
 
   size_t seen = 0;
   for (const DirEntry& e : *entries) {

@@ -48,7 +48,7 @@ Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
 
   const double t_os = timed([&] { collect_os(os, s.os); });
   const double t_cpu = timed([&] { collect_cpu(os, s.cpu); });
-  const double t_pci = timed([&] { collect_pci(os, s.pci_gpus); });
+  const double t_pci = timed([&] { collect_pci(os, s.pci_gpus, &s.notes); });
   const double t_toolkits = timed([&] { collect_toolkits(os, s.toolkits); });
   python.get();
   s.notes.insert(s.notes.end(), python_notes.begin(), python_notes.end());

@@ -197,3 +197,18 @@ TEST(PciProbe, UnreadableAttributeFile) {
   EXPECT_FALSE(g[0].numa_node.has());
   EXPECT_NE(g[0].numa_node.why().find("numa_node"), std::string::npos) << g[0].numa_node.why();
 }
+
+TEST(PciProbe, AMissingBusIsANoteNotASilentEmptyList) {
+  test::FixtureOs f("hosts/does-not-exist");
+  std::vector<PciGpu> out;
+  std::vector<std::string> notes;
+  collect_pci(f.os(), out, &notes);
+  EXPECT_TRUE(out.empty());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("/sys/bus/pci/devices"), std::string::npos) << notes[0];
+  // A bus that lists fine leaves no note.
+  test::FixtureOs h("hosts/h200");
+  notes.clear();
+  collect_pci(h.os(), out, &notes);
+  EXPECT_TRUE(notes.empty());
+}
