@@ -22,7 +22,7 @@ for t in "${targets[@]}"; do
   [[ -d fuzz/corpus/${name%_fuzz} ]] && seeds=("fuzz/corpus/${name%_fuzz}")
   if "$t" -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \
       -artifact_prefix="$work/" "$work" "${seeds[@]}" >"$work/log" 2>&1; then
-    echo "fuzz $name: ok ($(grep -Eo 'stat::number_of_executed_runs: *[0-9]+|#[0-9]+ *DONE' "$work/log" | tail -1))"
+    echo "fuzz $name: ok ($(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$work/log" | tail -1))"
     passed=$((passed + 1))
   else
     echo "fuzz $name: FAILED" >&2
