@@ -1,0 +1,210 @@
+// The knowledge tables compiled into gpuready (data/*.csv): they parse, every row has a
+// source, versions parse, and the tables agree with each other (no framework row asks for
+// a CUDA the CUDA tables do not know or a driver floor below CUDA's own; no PyTorch wheel
+// ships kernels for an architecture its CUDA cannot build). Plus the CSV parser itself.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "core/version.h"
+#include "knowledge/knowledge.h"
+#include "support/test_os.h"
+
+using namespace gpuready;
+using namespace gpuready::knowledge;
+
+namespace {
+
+const CsvTable& table(const char* name) {
+  const CsvTable* t = Knowledge::embedded().table(name);
+  if (!t) throw std::runtime_error(std::string("no table ") + name);
+  return *t;
+}
+
+std::string cell(const CsvTable& t, size_t row, const char* column) {
+  const int c = t.column(column);
+  if (c < 0) throw std::runtime_error(std::string("no column ") + column);
+  return t.rows[row][static_cast<size_t>(c)];
+}
+
+// A cell that must be a plain dotted version when present.
+bool plain_version(const std::string& s) {
+  auto v = Version::parse(s);
+  return v && v->suffix.empty() && v->str().size() <= s.size() && s.find(' ') == std::string::npos;
+}
+
+std::set<std::string> words(const std::string& s) {
+  std::set<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.insert(w);
+  return out;
+}
+
+std::string major_minor(const std::string& v) {
+  auto p = Version::parse(v);
+  return std::to_string(p->major()) + "." + std::to_string(p->minor());
+}
+
+}  // namespace
+
+TEST(Csv, QuotesNewlinesAndCrLf) {
+  std::string err;
+  auto t = parse_csv("a,b,source\r\n1,\"x, \"\"y\"\"\nz\",s\r\n\r\n2,,s\n", &err);
+  ASSERT_TRUE(t) << err;
+  ASSERT_EQ(t->rows.size(), 2u);
+  EXPECT_EQ(t->rows[0][1], "x, \"y\"\nz");
+  EXPECT_EQ(t->rows[1][1], "");
+  EXPECT_EQ(t->lines[1], 5);
+  EXPECT_EQ(t->column("source"), 2);
+  EXPECT_EQ(t->column("nope"), -1);
+}
+
+TEST(Csv, ErrorsNameTheLine) {
+  std::string err;
+  EXPECT_FALSE(parse_csv("a,b\n1,2\n3\n", &err));
+  EXPECT_EQ(err, "line 3: 1 cells, the header has 2");
+  EXPECT_FALSE(parse_csv("a,b\n1,\"open\n", &err));
+  EXPECT_EQ(err, "line 2: a quoted cell is never closed");
+  EXPECT_FALSE(parse_csv("a,b\n1,x\"y\n", &err));
+  EXPECT_NE(err.find("quote"), std::string::npos);
+  EXPECT_FALSE(parse_csv("", &err));
+}
+
+TEST(Knowledge, EmbeddedHasEveryTableWithRows) {
+  for (const char* name : kTableNames) {
+    const CsvTable* t = Knowledge::embedded().table(name);
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_GT(t->rows.size(), 0u) << name;
+    EXPECT_EQ(t->header.back(), "source") << name << ": `source` must be the last column";
+  }
+  EXPECT_EQ(Knowledge::embedded().origin(), "embedded");
+}
+
+TEST(Knowledge, VersionsParse) {
+  const std::map<std::string, std::vector<const char*>> version_columns = {
+      {"cuda_driver", {"cuda_version", "first_release", "min_driver_linux", "min_driver_windows"}},
+      {"cuda_minor_compat", {"cuda_major", "min_driver_linux", "min_driver_windows"}},
+      {"cuda_arch", {"cuda_version"}},
+      {"gpus", {"cc"}},
+      {"cudnn", {"cudnn_version", "cuda_major", "cuda_min"}},
+      {"tensorflow", {"tf_version", "python_min", "python_max", "cuda", "cudnn"}},
+      {"pytorch", {"torch_version", "cuda", "python_min", "python_max", "cudnn"}},
+      {"jax", {"jax_version", "cuda_major", "cuda_min", "cudnn_min", "python_min", "python_max", "min_driver_linux"}},
+  };
+  for (const auto& [name, columns] : version_columns) {
+    const CsvTable& t = table(name.c_str());
+    for (size_t r = 0; r < t.rows.size(); ++r)
+      for (const char* c : columns) {
+        const std::string v = cell(t, r, c);
+        EXPECT_TRUE(v.empty() || plain_version(v))
+            << name << ".csv line " << t.lines[r] << ", " << c << ": \"" << v << "\" is not a plain version";
+      }
+  }
+}
+
+TEST(Knowledge, EveryFrameworkCudaHasADriverFloor) {
+  // A framework row's CUDA must be a CUDA the driver table knows (or, for a newer minor,
+  // one whose major has a minor-version-compatibility floor).
+  std::set<std::string> cuda_versions, majors;
+  const CsvTable& d = table("cuda_driver");
+  for (size_t r = 0; r < d.rows.size(); ++r) cuda_versions.insert(major_minor(cell(d, r, "cuda_version")));
+  const CsvTable& mc = table("cuda_minor_compat");
+  for (size_t r = 0; r < mc.rows.size(); ++r) majors.insert(cell(mc, r, "cuda_major"));
+  for (const char* name : {"tensorflow", "pytorch"}) {
+    const CsvTable& t = table(name);
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      const std::string cuda = cell(t, r, "cuda");
+      if (cuda.empty()) continue;
+      const std::string mm = major_minor(cuda);
+      const std::string major = std::to_string(Version::parse(cuda)->major());
+      EXPECT_TRUE(cuda_versions.count(mm) || majors.count(major))
+          << name << ".csv line " << t.lines[r] << ": CUDA " << cuda << " has no driver floor in the CUDA tables";
+    }
+  }
+}
+
+TEST(Knowledge, JaxDriverFloorsDoNotContradictCuda) {
+  std::map<long, Version> floor;
+  const CsvTable& mc = table("cuda_minor_compat");
+  for (size_t r = 0; r < mc.rows.size(); ++r)
+    floor[Version::parse(cell(mc, r, "cuda_major"))->major()] = *Version::parse(cell(mc, r, "min_driver_linux"));
+  const CsvTable& j = table("jax");
+  for (size_t r = 0; r < j.rows.size(); ++r) {
+    const std::string drv = cell(j, r, "min_driver_linux"), major = cell(j, r, "cuda_major");
+    if (drv.empty() || major.empty()) continue;
+    const long m = Version::parse(major)->major();
+    ASSERT_TRUE(floor.count(m)) << "jax.csv line " << j.lines[r] << ": CUDA " << m << " has no floor";
+    // Compare at the precision the JAX docs give ("580" is the 580 branch).
+    const Version said = *Version::parse(drv);
+    Version cuda_floor = floor.at(m);
+    cuda_floor.parts.resize(std::min(cuda_floor.parts.size(), said.parts.size()));
+    EXPECT_GE(said, cuda_floor) << "jax.csv line " << j.lines[r] << ": driver " << drv
+                                << " is below CUDA " << m << "'s own floor " << floor.at(m).str();
+  }
+}
+
+TEST(Knowledge, PytorchShipsKernelsOnlyForArchitecturesItsCudaBuilds) {
+  std::map<std::string, std::set<std::string>> arch;
+  const CsvTable& a = table("cuda_arch");
+  for (size_t r = 0; r < a.rows.size(); ++r) arch[major_minor(cell(a, r, "cuda_version"))] = words(cell(a, r, "sm_list"));
+  const CsvTable& p = table("pytorch");
+  for (size_t r = 0; r < p.rows.size(); ++r) {
+    const std::string cuda = cell(p, r, "cuda"), sms = cell(p, r, "sm_list");
+    if (cuda.empty() || sms.empty()) continue;
+    const auto it = arch.find(major_minor(cuda));
+    ASSERT_NE(it, arch.end()) << "pytorch.csv line " << p.lines[r] << ": CUDA " << cuda << " not in cuda_arch.csv";
+    for (const auto& sm : words(sms))
+      EXPECT_TRUE(it->second.count(sm)) << "pytorch.csv line " << p.lines[r] << ": sm_" << sm << " cannot be built by CUDA "
+                                        << cuda;
+  }
+}
+
+TEST(Knowledge, TheWalkthroughsFactsAreInTheTables) {
+  // Driver 546.33 on Windows supports CUDA <= 12.3 (12.3 needs 545.84, 12.4 needs 551.61).
+  const CsvTable& d = table("cuda_driver");
+  const Version driver = *Version::parse("546.33");
+  std::string newest;
+  for (size_t r = 0; r < d.rows.size(); ++r) {
+    const std::string w = cell(d, r, "min_driver_windows");
+    if (w.empty() || *Version::parse(w) > driver) continue;
+    const std::string v = cell(d, r, "cuda_version");
+    if (newest.empty() || *Version::parse(v) > *Version::parse(newest)) newest = v;
+  }
+  EXPECT_EQ(newest, "12.3");
+  // Windows, Python 3.8: tensorflow-gpu 2.4.0 was tested with CUDA 11.0, cuDNN 8.0.
+  const CsvTable& tf = table("tensorflow");
+  bool found = false;
+  for (size_t r = 0; r < tf.rows.size(); ++r)
+    if (cell(tf, r, "tf_version") == "2.4.0" && cell(tf, r, "os") == "windows" && cell(tf, r, "device") == "gpu") {
+      found = true;
+      EXPECT_EQ(cell(tf, r, "cuda"), "11.0");
+      EXPECT_EQ(cell(tf, r, "cudnn"), "8.0");
+      EXPECT_EQ(cell(tf, r, "package"), "tensorflow-gpu");
+    }
+  EXPECT_TRUE(found);
+  // The GTX 1650 is Turing, compute capability 7.5.
+  const CsvTable& g = table("gpus");
+  bool gtx = false;
+  for (size_t r = 0; r < g.rows.size(); ++r)
+    if (cell(g, r, "name") == "NVIDIA GeForce GTX 1650") {
+      gtx = true;
+      EXPECT_EQ(cell(g, r, "cc"), "7.5");
+      EXPECT_EQ(cell(g, r, "architecture"), "Turing");
+    }
+  EXPECT_TRUE(gtx);
+}
+
+TEST(Knowledge, DataFolderOverridesAndBadFoldersSayWhy) {
+  const auto& real = real_os();
+  std::string err;
+  EXPECT_FALSE(Knowledge::load_dir(real.fs, "/nonexistent-data-dir", &err));
+  EXPECT_NE(err.find("cuda_driver.csv"), std::string::npos) << err;
+  auto k = Knowledge::load_dir(real.fs, std::string(GPUREADY_SOURCE_DIR) + "/data", &err);
+  ASSERT_TRUE(k) << err;
+  EXPECT_EQ(k->table("pytorch")->rows.size(), table("pytorch").rows.size());
+  // A table whose row lacks a source is refused, with the line.
+  test::FixtureOs f("knowledge/no_source");
+  EXPECT_FALSE(Knowledge::load_dir(f.fs, "/data", &err));
+  EXPECT_NE(err.find("line 3: the row has no source"), std::string::npos) << err;
+}
