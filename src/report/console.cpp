@@ -223,9 +223,6 @@ std::string render_snapshot_console(const Snapshot& s, const ConsoleStyle& style
     o.section("Notes");
     for (const auto& n : s.notes) o.raw("  " + n + "\n");
   }
-  double total = 0;
-  for (const auto& t : s.timings) total += t.ms;
-  (void)total;
   return o.text();
 }
 
