@@ -21,6 +21,7 @@ std::optional<Version> Version::parse(std::string_view text) {
     }
     if (digits > 12) return std::nullopt;  // not a version, a very long number
     v.parts.push_back(n);
+    v.widths.push_back(static_cast<int>(digits));
     if (i + 1 < text.size() && text[i] == '.' && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
       ++i;
       continue;
@@ -44,7 +45,9 @@ std::string Version::str() const {
   std::string s;
   for (size_t k = 0; k < parts.size(); ++k) {
     if (k) s += '.';
-    s += std::to_string(parts[k]);
+    std::string n = std::to_string(parts[k]);
+    if (k < widths.size() && n.size() < static_cast<size_t>(widths[k])) n.insert(0, widths[k] - n.size(), '0');
+    s += n;
   }
   return s + suffix;
 }

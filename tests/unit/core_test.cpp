@@ -25,6 +25,15 @@ TEST(Version, OrdersNumerically) {
   EXPECT_GT(*Version::parse("546.33"), *Version::parse("528.33"));
 }
 
+TEST(Version, StrKeepsTheDigitsAsWritten) {
+  // A driver is named "470.57.02", never "470.57.2": users search for the written form.
+  EXPECT_EQ(Version::parse("470.57.02")->str(), "470.57.02");
+  EXPECT_EQ(Version::parse("v0012.4")->str(), "0012.4");
+  EXPECT_EQ(Version::parse("2.11.0+cu130")->str(), "2.11.0+cu130");
+  EXPECT_EQ(Version::of({2, 16}).str(), "2.16");
+  EXPECT_EQ(*Version::parse("470.57.02"), Version::of({470, 57, 2}));
+}
+
 TEST(Version, FromCudaInteger) {
   EXPECT_EQ(Version::from_cuda_int(12040).str(), "12.4");
   EXPECT_EQ(Version::from_cuda_int(13000).str(), "13.0");
