@@ -16,6 +16,8 @@ inline constexpr int kExitUsage = 2;
 void setup_probe(CLI::App& app, int* exit_code);
 // `gpuready` with no subcommand: the probe with its default options.
 int run_probe_defaults();
+// Registers `plan` (exit 0: a stack fits, 1: none fits, 2: bad flags or input).
+void setup_plan(CLI::App& app, int* exit_code);
 // Registers the hidden `__probe-driver` used to talk to the driver in an isolated child.
 void setup_probe_driver(CLI::App& app, int* exit_code);
 

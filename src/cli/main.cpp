@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   int exit_code = kExitOk;
   setup_probe(app, &exit_code);
+  setup_plan(app, &exit_code);
   setup_probe_driver(app, &exit_code);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,335 @@
+// Typed rows of the knowledge tables and the questions asked of them.
+#include "knowledge/compat.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "parse/ascii.h"
+
+namespace gpuready::knowledge {
+namespace {
+
+// Reads cells of one table by column name, recording the first error with its line.
+class RowReader {
+ public:
+  RowReader(const Knowledge& k, const char* table, std::string* error) : name_(table), error_(error) {
+    table_ = k.table(table);
+    if (!table_) fail(0, "the table is missing");
+  }
+  [[nodiscard]] bool ok() const { return ok_; }
+  [[nodiscard]] size_t size() const { return table_ ? table_->rows.size() : 0; }
+  [[nodiscard]] int line(size_t r) const { return table_->lines[r]; }
+
+  std::string text(size_t r, const char* column) {
+    if (!ok_) return {};
+    const int c = table_->column(column);
+    if (c < 0) {
+      fail(0, std::string("no column `") + column + "`");
+      return {};
+    }
+    return table_->rows[r][static_cast<size_t>(c)];
+  }
+  std::optional<Version> optional_version(size_t r, const char* column) {
+    const std::string s = text(r, column);
+    if (s.empty() || !ok_) return std::nullopt;
+    auto v = Version::parse(s);
+    if (!v || !v->suffix.empty()) {
+      fail(table_->lines[r], std::string(column) + " \"" + s + "\" is not a version");
+      return std::nullopt;
+    }
+    return v;
+  }
+  Version version(size_t r, const char* column) {
+    auto v = optional_version(r, column);
+    if (!v && ok_) fail(table_->lines[r], std::string(column) + " is empty");
+    return v.value_or(Version{});
+  }
+  long number(size_t r, const char* column) { return version(r, column).major(); }
+  std::set<int> sm_list(size_t r, const char* column) {
+    std::set<int> out;
+    std::istringstream in(text(r, column));
+    for (std::string w; in >> w;) {
+      if (!parse::all_digits(w) || w.size() > 4) {
+        fail(table_->lines[r], std::string(column) + " has \"" + w + "\", not an sm number");
+        return {};
+      }
+      out.insert(std::stoi(w));
+    }
+    return out;
+  }
+  std::vector<std::string> words(size_t r, const char* column) {
+    std::vector<std::string> out;
+    std::istringstream in(text(r, column));
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  }
+
+ private:
+  void fail(int line, const std::string& what) {
+    if (!ok_) return;
+    ok_ = false;
+    if (error_)
+      *error_ = std::string(name_) + ".csv" + (line > 0 ? " line " + std::to_string(line) : std::string()) + ": " + what;
+  }
+  const char* name_;
+  std::string* error_;
+  const CsvTable* table_ = nullptr;
+  bool ok_ = true;
+};
+
+Version major_minor(const Version& v) { return Version::of({v.major(), v.minor()}); }
+
+// Lower-case words of a GPU name without the vendor/brand words.
+std::vector<std::string> name_words(const std::string& name) {
+  std::vector<std::string> out;
+  std::istringstream in(parse::ascii_lower(name));
+  for (std::string w; in >> w;)
+    if (w != "nvidia" && w != "geforce") out.push_back(w);
+  return out;
+}
+
+}  // namespace
+
+int sm_of(const Version& cc) { return static_cast<int>(cc.major() * 10 + cc.minor()); }
+
+std::string cc_of_sm(int sm) { return std::to_string(sm / 10) + "." + std::to_string(sm % 10); }
+
+std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
+  Compat c;
+  {
+    RowReader t(k, "cuda_driver", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.cuda_driver.push_back({major_minor(t.version(r, "cuda_version")), t.version(r, "first_release"),
+                               t.optional_version(r, "min_driver_linux"), t.optional_version(r, "min_driver_windows")});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "cuda_minor_compat", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.minor_compat.push_back({t.number(r, "cuda_major"), t.optional_version(r, "min_driver_linux"),
+                                t.optional_version(r, "min_driver_windows")});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "cuda_arch", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.cuda_arch.push_back({major_minor(t.version(r, "cuda_version")), t.sm_list(r, "sm_list"),
+                             static_cast<int>(t.number(r, "min_sm")), static_cast<int>(t.number(r, "max_sm"))});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "gpus", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      GpuRow g{t.text(r, "name"), t.version(r, "cc"), t.text(r, "architecture"), {}};
+      for (const auto& id : t.words(r, "pci_device_ids")) {
+        if (id.size() != 4 || id.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+          if (error) *error = "gpus.csv line " + std::to_string(t.line(r)) + ": pci id \"" + id + "\" is not 4 hex digits";
+          return std::nullopt;
+        }
+        g.pci_device_ids.push_back(static_cast<std::uint32_t>(std::stoul(id, nullptr, 16)));
+      }
+      c.gpus.push_back(std::move(g));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "cudnn", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.cudnn.push_back({t.version(r, "cudnn_version"), t.number(r, "cuda_major"), t.optional_version(r, "cuda_min"),
+                         t.text(r, "linux_soname"), t.text(r, "windows_dll"), t.words(r, "sub_libraries_linux"),
+                         static_cast<int>(t.number(r, "min_sm"))});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "library_names", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.library_names.push_back({t.text(r, "library"), t.number(r, "cuda_major"), t.words(r, "linux_soname"),
+                                 t.words(r, "windows_dll")});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "tensorflow", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      TensorflowRow row;
+      row.version = t.version(r, "tf_version");
+      row.os = t.text(r, "os");
+      row.device = t.text(r, "device");
+      row.package = t.text(r, "package");
+      row.python_min = t.version(r, "python_min");
+      row.python_max = t.version(r, "python_max");
+      row.cuda = t.optional_version(r, "cuda");
+      row.cudnn = t.optional_version(r, "cudnn");
+      row.numpy = t.text(r, "numpy_constraint");
+      row.and_cuda = t.text(r, "and_cuda") == "yes";
+      row.line = t.ok() ? t.line(r) : 0;
+      c.tensorflow.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "pytorch", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      PytorchRow row;
+      row.version = t.version(r, "torch_version");
+      row.variant = t.text(r, "variant");
+      row.cuda = t.optional_version(r, "cuda");
+      row.python_min = t.version(r, "python_min");
+      row.python_max = t.version(r, "python_max");
+      row.cudnn = t.text(r, "cudnn");
+      row.sm = t.sm_list(r, "sm_list");
+      row.ptx = t.text(r, "ptx") == "yes";
+      row.pypi_default = t.text(r, "pypi_default");
+      row.index_url = t.text(r, "index_url");
+      row.torchvision = t.text(r, "torchvision");
+      row.torchaudio = t.text(r, "torchaudio");
+      row.platforms = t.words(r, "platforms");
+      row.line = t.ok() ? t.line(r) : 0;
+      c.pytorch.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "jax", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      JaxRow row;
+      row.version = t.version(r, "jax_version");
+      row.pip_extra = t.text(r, "pip_extra");
+      row.cuda_major = t.number(r, "cuda_major");
+      row.cuda_min = t.optional_version(r, "cuda_min");
+      row.cudnn_min = t.optional_version(r, "cudnn_min");
+      row.python_min = t.version(r, "python_min");
+      row.python_max = t.version(r, "python_max");
+      row.min_driver_linux = t.optional_version(r, "min_driver_linux");
+      row.min_sm = t.optional_version(r, "min_sm");
+      row.platforms = t.words(r, "platforms");
+      row.line = t.ok() ? t.line(r) : 0;
+      c.jax.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  auto newest_first = [](auto& rows, auto key) {
+    std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return key(a) > key(b); });
+  };
+  newest_first(c.cuda_driver, [](const CudaDriverRow& r) { return r.cuda; });
+  newest_first(c.cuda_arch, [](const CudaArchRow& r) { return r.cuda; });
+  newest_first(c.cudnn, [](const CudnnRow& r) { return r.cudnn; });
+  newest_first(c.tensorflow, [](const TensorflowRow& r) { return r.version; });
+  newest_first(c.pytorch, [](const PytorchRow& r) { return r.version; });
+  newest_first(c.jax, [](const JaxRow& r) { return r.version; });
+  return c;
+}
+
+const Compat& Compat::embedded() {
+  static const Compat c = [] {
+    std::string error;
+    auto out = from(Knowledge::embedded(), &error);
+    if (!out) throw std::logic_error("embedded knowledge does not convert: " + error);
+    return std::move(*out);
+  }();
+  return c;
+}
+
+const CudaDriverRow* Compat::cuda_row(const Version& cuda) const {
+  const Version mm = major_minor(cuda);
+  for (const auto& r : cuda_driver)
+    if (r.cuda == mm) return &r;
+  return nullptr;
+}
+
+const CudaArchRow* Compat::arch_row(const Version& cuda) const {
+  const Version mm = major_minor(cuda);
+  for (const auto& r : cuda_arch)
+    if (r.cuda == mm) return &r;
+  return nullptr;
+}
+
+const CudaArchRow* Compat::newest_arch_row(long major) const {
+  for (const auto& r : cuda_arch)  // newest first
+    if (r.cuda.major() == major) return &r;
+  return nullptr;
+}
+
+std::optional<Version> Compat::full_floor(const Version& cuda, DriverOs os) const {
+  const CudaDriverRow* r = cuda_row(cuda);
+  if (!r) return std::nullopt;
+  if (os == DriverOs::linux) return r->min_linux;
+  if (r->min_windows) return r->min_windows;
+  // NVIDIA prints N/A for Windows from 13.0 (the display driver is no longer bundled); the
+  // Windows drivers of a branch carry the same branch number, so the branch is the floor.
+  if (r->min_linux) return Version::of({r->min_linux->major()});
+  return std::nullopt;
+}
+
+std::optional<Version> Compat::compat_floor(long major, DriverOs os) const {
+  for (const auto& r : minor_compat) {
+    if (r.cuda_major != major) continue;
+    if (os == DriverOs::linux) return r.min_linux;
+    if (r.min_windows) return r.min_windows;
+    if (r.min_linux) return Version::of({r.min_linux->major()});
+  }
+  return std::nullopt;
+}
+
+std::optional<Version> Compat::required_driver(const Version& cuda, DriverOs os) const {
+  if (cuda.major() >= 11)
+    if (auto f = compat_floor(cuda.major(), os)) {
+      // A floor for a toolkit minor that is lower than the major's compatibility floor
+      // (11.0 GA predates minor-version compatibility) still needs the higher one.
+      return f;
+    }
+  return full_floor(cuda, os);
+}
+
+std::optional<Version> Compat::newest_cuda(const Version& driver, DriverOs os) const {
+  for (const auto& r : cuda_driver) {  // newest first
+    auto f = full_floor(r.cuda, os);
+    if (f && driver >= *f) return r.cuda;
+  }
+  return std::nullopt;
+}
+
+const GpuRow* Compat::gpu_by_name(const std::string& name) const {
+  const auto want = name_words(name);
+  if (want.empty()) return nullptr;
+  for (const auto& g : gpus)
+    if (name_words(g.name) == want) return &g;
+  return nullptr;
+}
+
+const GpuRow* Compat::gpu_by_pci_id(std::uint32_t device_id) const {
+  for (const auto& g : gpus)
+    for (auto id : g.pci_device_ids)
+      if (id == device_id) return &g;
+  return nullptr;
+}
+
+std::vector<std::string> Compat::gpu_names_like(const std::string& name, size_t limit) const {
+  std::vector<std::string> out;
+  const auto want = name_words(name);
+  if (want.empty()) return out;
+  for (const auto& g : gpus) {
+    const std::string have = parse::ascii_lower(g.name);
+    bool all = true;
+    for (const auto& w : want)
+      if (have.find(w) == std::string::npos) all = false;
+    if (all) out.push_back(g.name);
+    if (out.size() >= limit) break;
+  }
+  return out;
+}
+
+std::string Compat::architecture_of(const Version& cc) const {
+  const Version mm = major_minor(cc);
+  for (const auto& g : gpus)
+    if (major_minor(g.cc) == mm && !g.architecture.empty()) return g.architecture;
+  return {};
+}
+
+const LibraryNameRow* Compat::library(const std::string& lib, long cuda_major) const {
+  for (const auto& r : library_names)
+    if (r.library == lib && r.cuda_major == cuda_major) return &r;
+  return nullptr;
+}
+
+}  // namespace gpuready::knowledge

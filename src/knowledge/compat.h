@@ -1,0 +1,149 @@
+// Compat: the knowledge tables as typed rows, and the questions every later layer asks of
+// them (which driver a CUDA needs on this OS, the newest CUDA a driver runs, which
+// architectures a CUDA builds for, a GPU's compute capability by name). Built once from a
+// Knowledge; a row that does not parse is an error naming the table and line, never a guess.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/version.h"
+#include "knowledge/knowledge.h"
+
+namespace gpuready::knowledge {
+
+// Which driver column applies. WSL2 runs the Windows driver, so it reads the Windows floors.
+enum class DriverOs { linux, windows };
+
+struct CudaDriverRow {
+  Version cuda;                        // 12.3
+  Version first_release;               // 12.3.0
+  std::optional<Version> min_linux;    // 545.23.06
+  std::optional<Version> min_windows;  // 545.84 (empty for 13.x: NVIDIA prints N/A)
+};
+
+struct MinorCompatRow {
+  long cuda_major = 0;
+  std::optional<Version> min_linux, min_windows;
+};
+
+struct CudaArchRow {
+  Version cuda;
+  std::set<int> sm;  // 50, 52, ..., 90 (sm_XY as the integer XY)
+  int min_sm = 0, max_sm = 0;
+};
+
+struct GpuRow {
+  std::string name;          // "NVIDIA GeForce GTX 1650"
+  Version cc;                // 7.5
+  std::string architecture;  // "Turing"
+  std::vector<std::uint32_t> pci_device_ids;  // 0x1f91, ... (NVIDIA vendor 0x10de)
+};
+
+struct CudnnRow {
+  Version cudnn;             // 8.9
+  long cuda_major = 0;
+  std::optional<Version> cuda_min;
+  std::string linux_soname, windows_dll;
+  std::vector<std::string> sub_libraries_linux;
+  int min_sm = 0;
+};
+
+struct LibraryNameRow {
+  std::string library;       // "cudart"
+  long cuda_major = 0;
+  std::vector<std::string> linux_sonames;  // "libcudart.so.11.0" (10.x lists one per minor)
+  std::vector<std::string> windows_dlls;   // "cudart64_110.dll"
+};
+
+struct TensorflowRow {
+  Version version;           // 2.10.0
+  std::string os;            // "linux" | "windows" | "macos"
+  std::string device;        // "gpu" | "cpu"
+  std::string package;       // "tensorflow" | "tensorflow-gpu"
+  Version python_min, python_max;
+  std::optional<Version> cuda, cudnn;
+  std::string numpy;         // pip constraint as the wheel states it: "~=1.19.2"
+  bool and_cuda = false;     // `pip install tensorflow[and-cuda]` brings CUDA and cuDNN
+  int line = 0;
+};
+
+struct PytorchRow {
+  Version version;           // 2.11.0
+  std::string variant;       // "cu130", "cpu", "rocm7.2"
+  std::optional<Version> cuda;
+  Version python_min, python_max;
+  std::string cudnn;         // bundled cuDNN, as the release matrix writes it: "9.17.1.4"
+  std::set<int> sm;          // architectures with kernels; empty = not in the tables
+  bool ptx = false;          // PTX for the newest listed architecture (JIT for newer GPUs)
+  std::string pypi_default;  // "yes" | "no" | "" (unknown)
+  std::string index_url;
+  std::string torchvision, torchaudio;  // "0.26.0", "0.25" (minor only), "" unknown
+  std::vector<std::string> platforms;   // "linux", "windows", "macos"
+  int line = 0;
+};
+
+struct JaxRow {
+  Version version;           // 0.6.2
+  std::string pip_extra;     // "cuda12", "cuda12_pip", "cuda11_cudnn86"
+  long cuda_major = 0;
+  std::optional<Version> cuda_min, cudnn_min;
+  Version python_min, python_max;
+  std::optional<Version> min_driver_linux;  // as the JAX docs give it ("525", "525.60.13")
+  std::optional<Version> min_sm;            // 5.2
+  std::vector<std::string> platforms;
+  int line = 0;
+};
+
+class Compat {
+ public:
+  // Typed view of k. nullopt with *error ("pytorch.csv line 12: python_min \"3.x\" is not a version").
+  static std::optional<Compat> from(const Knowledge& k, std::string* error);
+  // The embedded tables' view (throws std::logic_error if they do not convert: a build defect).
+  static const Compat& embedded();
+
+  // Driver that runs everything in CUDA major.minor `cuda` on that OS (the toolkit's own
+  // floor). For 13.x on Windows NVIDIA prints N/A: the Linux floor's branch (580) stands in.
+  [[nodiscard]] std::optional<Version> full_floor(const Version& cuda, DriverOs os) const;
+  // Driver floor for any minor of `major` through minor-version compatibility (CUDA >= 11).
+  [[nodiscard]] std::optional<Version> compat_floor(long major, DriverOs os) const;
+  // The floor a framework build on CUDA `cuda` needs: the minor-version-compatibility floor
+  // of its major from CUDA 11 on, the toolkit's own floor before.
+  [[nodiscard]] std::optional<Version> required_driver(const Version& cuda, DriverOs os) const;
+  // Newest CUDA major.minor whose full floor the driver meets; nullopt when none.
+  [[nodiscard]] std::optional<Version> newest_cuda(const Version& driver, DriverOs os) const;
+  [[nodiscard]] const CudaDriverRow* cuda_row(const Version& cuda) const;  // by major.minor
+  [[nodiscard]] const CudaArchRow* arch_row(const Version& cuda) const;    // by major.minor
+  // The newest CUDA release of a major the tables know (e.g. 12 -> 12.9).
+  [[nodiscard]] const CudaArchRow* newest_arch_row(long major) const;
+  // A GPU by product name: case, spaces and the "NVIDIA"/"GeForce" words do not matter.
+  [[nodiscard]] const GpuRow* gpu_by_name(const std::string& name) const;
+  // A GPU by PCI device id (vendor 0x10de), for a GPU seen on the bus without a driver.
+  [[nodiscard]] const GpuRow* gpu_by_pci_id(std::uint32_t device_id) const;
+  // Table names that contain each word of `name` (as part of a word: "GTX 16" finds the
+  // GTX 1650s), for "did you mean"; at most `limit`.
+  [[nodiscard]] std::vector<std::string> gpu_names_like(const std::string& name, size_t limit) const;
+  // An architecture name for a compute capability ("Turing" for 7.5), "" if none known.
+  [[nodiscard]] std::string architecture_of(const Version& cc) const;
+  [[nodiscard]] const LibraryNameRow* library(const std::string& library, long cuda_major) const;
+
+  std::vector<CudaDriverRow> cuda_driver;  // newest first
+  std::vector<MinorCompatRow> minor_compat;
+  std::vector<CudaArchRow> cuda_arch;      // newest first
+  std::vector<GpuRow> gpus;
+  std::vector<CudnnRow> cudnn;             // newest first
+  std::vector<LibraryNameRow> library_names;
+  std::vector<TensorflowRow> tensorflow;   // newest first
+  std::vector<PytorchRow> pytorch;         // newest first
+  std::vector<JaxRow> jax;                 // newest first
+};
+
+// sm number for a compute capability: 7.5 -> 75, 12.0 -> 120.
+int sm_of(const Version& cc);
+// "7.5" from 75.
+std::string cc_of_sm(int sm);
+
+}  // namespace gpuready::knowledge

@@ -1,0 +1,610 @@
+// The plan resolver: candidates from the framework tables, each checked against platform,
+// Python, GPU architecture and driver (docs/plan.md "How the plan is chosen"), then the
+// newest that passes, the alternatives, merged exclusions and the changes that would help.
+#include "plan/plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace gpuready::plan {
+namespace {
+
+using knowledge::Compat;
+using knowledge::DriverOs;
+
+enum class Kind { platform, python, arch, driver };
+
+struct Failure {
+  Kind kind;
+  std::string why;  // plain words
+  std::string fix;  // a change to the machine that removes it ("use WSL2"), "" when none
+};
+
+struct Candidate {
+  Stack stack;
+  Version version;           // framework version
+  Version cuda;              // the build's CUDA (for ranking and per-major alternatives)
+  std::string group;         // variant for merging exclusions ("cu118", "cuda12", "")
+  std::string what_name;     // "tensorflow", "torch", "jax"
+  std::vector<Failure> failures;
+  bool pinned = true;        // matches --framework-version / --cuda
+  [[nodiscard]] bool viable() const { return failures.empty(); }
+};
+
+std::string mm(const Version& v) { return fmt::format("{}.{}", v.major(), v.minor()); }
+Version mm_version(const Version& v) { return Version::of({v.major(), v.minor()}); }
+
+std::string range_text(const Version& lo, const Version& hi) {
+  return lo == hi ? mm(lo) : mm(lo) + "-" + mm(hi);
+}
+
+std::string sm_words(const std::set<int>& sm) {
+  std::string out;
+  for (int s : sm) out += (out.empty() ? "sm_" : " sm_") + std::to_string(s);
+  return out;
+}
+
+DriverOs driver_os(const std::string& os) { return os == "linux" ? DriverOs::linux : DriverOs::windows; }
+
+// Checks every input-dependent constraint but the platform (the caller knows that one).
+class Checker {
+ public:
+  Checker(const Compat& k, const PlanInputs& in, std::string os) : k_(k), in_(in), os_(std::move(os)) {}
+
+  void python(Candidate& c, const Version& lo, const Version& hi) const {
+    c.stack.python_range = range_text(lo, hi);
+    c.stack.python = in_.python ? mm(*in_.python) : mm(hi);
+    if (!in_.python) return;
+    const Version py = mm_version(*in_.python);
+    if (py < mm_version(lo) || py > mm_version(hi))
+      c.failures.push_back({Kind::python, fmt::format("needs Python {} (you have {})", range_text(lo, hi), mm(py)),
+                            fmt::format("use Python {}", range_text(lo, hi))});
+  }
+
+  // `explicit_floor`: a floor the framework itself documents (JAX), else the CUDA rule.
+  void driver(Candidate& c, const Version& cuda, std::optional<Version> explicit_floor = std::nullopt) const {
+    const DriverOs dos = driver_os(os_);
+    const std::optional<Version> required = explicit_floor ? explicit_floor : k_.required_driver(cuda, dos);
+    c.stack.min_driver = required ? required->str() : "";
+    if (!in_.driver) {
+      c.stack.support = "driver unknown";
+      return;
+    }
+    const Version& d = *in_.driver;
+    if (required && d < *required) {
+      c.failures.push_back({Kind::driver,
+                            fmt::format("{}; CUDA {} builds need >= {}", driver_reach(d, dos), mm(cuda), required->str()),
+                            fmt::format("upgrade the driver to >= {}", required->str())});
+      return;
+    }
+    const auto full = k_.full_floor(cuda, dos);
+    c.stack.support = (full && d >= *full) ? "full" : "minor-version compatibility";
+    if (c.stack.support != "full")
+      c.stack.notes.push_back(fmt::format(
+          "driver {} runs CUDA {} through minor-version compatibility (the toolkit's own floor is {}): no PTX JIT "
+          "compilation, so a GPU newer than the build's architectures will not work",
+          d.str(), mm(cuda), full ? full->str() : std::string("not in the tables")));
+  }
+
+  // "driver 546.33 supports CUDA <= 12.3 (12.x through minor-version compatibility)"
+  [[nodiscard]] std::string driver_reach(const Version& d, DriverOs dos) const {
+    const auto newest = k_.newest_cuda(d, dos);
+    if (!newest) return fmt::format("driver {} is older than every CUDA in gpuready's tables", d.str());
+    std::string s = fmt::format("driver {} supports CUDA <= {}", d.str(), mm(*newest));
+    if (newest->major() >= 11) {
+      // Minor-version compatibility extends it to the rest of that major.
+      const auto cf = k_.compat_floor(newest->major(), dos);
+      if (cf && d >= *cf) s += fmt::format(" ({}.x through minor-version compatibility)", newest->major());
+    }
+    return s;
+  }
+
+  [[nodiscard]] bool cc_known() const { return in_.cc.has_value(); }
+  [[nodiscard]] const Version& cc() const { return *in_.cc; }
+  [[nodiscard]] std::string gpu_words() const {
+    const std::string arch = k_.architecture_of(*in_.cc);
+    return arch.empty() ? fmt::format("compute capability {}", mm(*in_.cc))
+                        : fmt::format("compute capability {} ({})", mm(*in_.cc), arch);
+  }
+  [[nodiscard]] const Compat& k() const { return k_; }
+
+ private:
+  const Compat& k_;
+  const PlanInputs& in_;
+  std::string os_;
+};
+
+// Runs kernels built for `sm` on a GPU of `g`: an exact or lower same-major cubin (binary
+// compatibility), or PTX of an older architecture compiled at first start.
+enum class Runs { cubin, ptx, no };
+Runs runs_on(const std::set<int>& sm, bool ptx, int g) {
+  for (int s : sm)
+    if (s / 10 == g / 10 && s % 10 <= g % 10) return Runs::cubin;
+  if (ptx && !sm.empty() && g > *sm.rbegin()) return Runs::ptx;
+  return Runs::no;
+}
+
+bool pin_matches(const std::optional<std::string>& pin, const Version& v) {
+  if (!pin) return true;
+  auto p = Version::parse(*pin);
+  if (!p) return false;
+  for (size_t i = 0; i < p->parts.size(); ++i)
+    if ((i < v.parts.size() ? v.parts[i] : 0) != p->parts[i]) return false;
+  return true;
+}
+
+bool cuda_pin_matches(const std::optional<Version>& pin, const Version& cuda, bool floor_semantics) {
+  if (!pin) return true;
+  if (pin->parts.size() == 1) return cuda.major() == pin->major();
+  if (floor_semantics) return cuda.major() == pin->major() && mm_version(cuda) <= mm_version(*pin);
+  return mm_version(cuda) == mm_version(*pin);
+}
+
+// ---- TensorFlow ------------------------------------------------------------------------
+
+std::vector<Candidate> tensorflow_candidates(const Checker& ck, const PlanInputs& in, const std::string& os) {
+  const Compat& k = ck.k();
+  const std::string rows_os = os == "wsl2" ? "linux" : os;
+  std::vector<Candidate> out;
+  std::set<std::string> seen;
+  for (const auto& any : k.tensorflow) {
+    if (any.device != "gpu" || !seen.insert(any.version.str()).second) continue;
+    const knowledge::TensorflowRow* row = nullptr;
+    for (const auto& r : k.tensorflow)
+      if (r.version == any.version && r.os == rows_os && r.device == "gpu") row = &r;
+    // A release without a GPU build for this OS is a candidate only where users expect one and
+    // need the reason: native Windows from 2.11, macOS after 1.1.
+    if (!row && !(os == "windows" && any.version >= Version::of({2, 11})) &&
+        !(os == "macos" && any.version > Version::of({1, 1})))
+      continue;
+    Candidate c;
+    c.what_name = "tensorflow";
+    c.version = any.version;
+    const auto& src = row ? *row : any;
+    c.cuda = src.cuda.value_or(Version{});
+    c.stack.framework = "tensorflow";
+    c.stack.framework_version = src.version.str();
+    c.stack.package = src.package;
+    c.stack.os = os;
+    c.stack.cuda = src.cuda ? src.cuda->str() : "";
+    c.stack.cudnn = src.cudnn ? src.cudnn->str() : "";
+    c.stack.numpy = src.numpy;
+    // Wheels before 2.18 were compiled against NumPy 1.x and fail to import under NumPy 2
+    // (TF 2.18 release notes), whatever their metadata allows: bound what it leaves open.
+    if (src.version < Version::of({2, 18})) {
+      const std::string& n = c.stack.numpy;
+      if (n.empty())
+        c.stack.numpy = "<2";
+      else if (n.find('<') == std::string::npos && n.find("~=") == std::string::npos && n.find("==") == std::string::npos)
+        c.stack.numpy += ",<2";
+    }
+    c.stack.bundles_cuda = row && row->and_cuda;
+    c.pinned = pin_matches(in.framework_version, c.version) && cuda_pin_matches(in.cuda, c.cuda, false);
+    if (!row) {
+      if (os == "windows" && c.version >= Version::of({2, 11}))
+        c.failures.push_back({Kind::platform,
+                              "TensorFlow >= 2.11 has no GPU support on native Windows: use WSL2, or 2.10 with "
+                              "Python <= 3.10",
+                              "use WSL2"});
+      else
+        c.failures.push_back({Kind::platform, "TensorFlow has no CUDA build for macOS after 1.1", ""});
+      out.push_back(std::move(c));
+      continue;
+    }
+    ck.python(c, row->python_min, row->python_max);
+    if (ck.cc_known() && row->cuda) {
+      if (const auto* arch = k.arch_row(*row->cuda)) {
+        const int g = knowledge::sm_of(ck.cc());
+        if (g < arch->min_sm)
+          c.failures.push_back({Kind::arch,
+                                fmt::format("CUDA {} no longer builds for {}; its oldest is {}", mm(*row->cuda),
+                                            ck.gpu_words(), knowledge::cc_of_sm(arch->min_sm)),
+                                ""});
+        else if (g / 10 > arch->max_sm / 10)
+          c.stack.notes.push_back(fmt::format(
+              "{} is newer than CUDA {} knows (newest {}): TensorFlow runs it only through PTX JIT compilation, "
+              "slow at first start and not among TensorFlow's tested configurations",
+              ck.gpu_words(), mm(*row->cuda), knowledge::cc_of_sm(arch->max_sm)));
+      }
+    }
+    if (row->cuda) ck.driver(c, *row->cuda);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// ---- PyTorch ---------------------------------------------------------------------------
+
+std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& in, const std::string& os) {
+  const Compat& k = ck.k();
+  const std::string platform = os == "wsl2" ? "linux" : os;
+  std::vector<Candidate> out;
+  for (const auto& row : k.pytorch) {
+    if (!row.cuda) continue;  // CPU and ROCm wheels are not NVIDIA GPU stacks
+    Candidate c;
+    c.what_name = "torch";
+    c.group = row.variant;
+    c.version = row.version;
+    c.cuda = *row.cuda;
+    c.stack.framework = "pytorch";
+    c.stack.framework_version = row.version.str();
+    c.stack.package = "torch";
+    c.stack.os = os;
+    c.stack.variant = row.variant;
+    c.stack.cuda = mm(*row.cuda);
+    c.stack.cudnn = row.cudnn;
+    c.stack.index_url = row.index_url;
+    c.stack.torchvision = row.torchvision;
+    c.stack.torchaudio = row.torchaudio;
+    c.stack.bundles_cuda = true;
+    c.pinned = pin_matches(in.framework_version, c.version) && cuda_pin_matches(in.cuda, c.cuda, false);
+    if (std::find(row.platforms.begin(), row.platforms.end(), platform) == row.platforms.end()) {
+      c.failures.push_back({Kind::platform,
+                            os == "macos" ? std::string("PyTorch has no CUDA wheels for macOS")
+                                          : fmt::format("no {} wheel for {}", row.variant, platform),
+                            ""});
+      out.push_back(std::move(c));
+      continue;
+    }
+    ck.python(c, row.python_min, row.python_max);
+    if (ck.cc_known()) {
+      const int g = knowledge::sm_of(ck.cc());
+      if (!row.sm.empty()) {
+        const Runs r = runs_on(row.sm, row.ptx, g);
+        if (r == Runs::no)
+          c.failures.push_back({Kind::arch,
+                                fmt::format("the {} wheels have no kernels for {} (they ship {}{})", row.variant,
+                                            ck.gpu_words(), sm_words(row.sm), row.ptx ? " and PTX" : ""),
+                                ""});
+        else if (r == Runs::ptx)
+          c.stack.notes.push_back(fmt::format("{} runs through the wheel's PTX (JIT compiled at first start)",
+                                              ck.gpu_words()));
+      } else if (const auto* arch = k.arch_row(*row.cuda)) {
+        if (runs_on(arch->sm, false, g) == Runs::no)
+          c.failures.push_back({Kind::arch,
+                                fmt::format("CUDA {} cannot build for {} (it builds for {})", mm(*row.cuda),
+                                            ck.gpu_words(), sm_words(arch->sm)),
+                                ""});
+        else
+          c.stack.notes.push_back(fmt::format(
+              "the architectures of this wheel are not in gpuready's tables: inferred from what CUDA {} can build",
+              mm(*row.cuda)));
+      }
+    }
+    ck.driver(c, *row.cuda);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// ---- JAX -------------------------------------------------------------------------------
+
+std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, const std::string& os) {
+  const Compat& k = ck.k();
+  std::vector<Candidate> out;
+  for (const auto& row : k.jax) {
+    if (!row.cuda_min) continue;  // a plugin whose CUDA the tables could not confirm is never offered
+    Candidate c;
+    c.what_name = "jax";
+    c.group = row.pip_extra;
+    c.version = row.version;
+    c.cuda = *row.cuda_min;
+    c.stack.framework = "jax";
+    c.stack.framework_version = row.version.str();
+    c.stack.package = "jax";
+    c.stack.os = os;
+    c.stack.variant = row.pip_extra;
+    c.stack.cuda = mm(*row.cuda_min);
+    c.stack.cudnn = row.cudnn_min ? row.cudnn_min->str() : "";
+    // Before 0.4.26 the CUDA jaxlib wheels lived on Google's page, not on PyPI.
+    if (row.version < Version::of({0, 4, 26}))
+      c.stack.find_links = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html";
+    // cuda11_cudnn86-style extras (0.4.0-0.4.6) need CUDA and cuDNN installed on the machine.
+    c.stack.bundles_cuda = row.pip_extra.find("cudnn") == std::string::npos;
+    c.pinned = pin_matches(in.framework_version, c.version) && cuda_pin_matches(in.cuda, c.cuda, true);
+    const bool linux_like = os == "linux" || os == "wsl2";
+    if (!linux_like) {
+      if (os == "windows")
+        c.failures.push_back({Kind::platform, "JAX has no CUDA wheels for native Windows: use WSL2", "use WSL2"});
+      else
+        c.failures.push_back({Kind::platform, "JAX has no CUDA wheels for macOS", ""});
+      out.push_back(std::move(c));
+      continue;
+    }
+    ck.python(c, row.python_min, row.python_max);
+    if (ck.cc_known()) {
+      const int g = knowledge::sm_of(ck.cc());
+      const auto* newest = k.newest_arch_row(row.cuda_major);
+      if (row.min_sm && g < knowledge::sm_of(*row.min_sm))
+        c.failures.push_back({Kind::arch,
+                              fmt::format("the {} plugin needs compute capability >= {}; this GPU has {}",
+                                          row.pip_extra, mm(*row.min_sm), ck.gpu_words()),
+                              ""});
+      else if (newest && runs_on(newest->sm, false, g) == Runs::no)
+        c.failures.push_back({Kind::arch,
+                              fmt::format("CUDA {} (newest {}) cannot build for {}", row.cuda_major, mm(newest->cuda),
+                                          ck.gpu_words()),
+                              ""});
+    }
+    // The JAX docs give a Linux floor; WSL2 runs the Windows driver, so the CUDA rule applies there.
+    std::optional<Version> floor;
+    if (os == "linux" && row.min_driver_linux) floor = row.min_driver_linux;
+    ck.driver(c, *row.cuda_min, floor);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Candidate> candidates(const Compat& k, const PlanInputs& in, const std::string& os) {
+  const Checker ck(k, in, os);
+  const std::string& fw = *in.framework;
+  if (fw == "tensorflow") return tensorflow_candidates(ck, in, os);
+  if (fw == "pytorch") return pytorch_candidates(ck, in, os);
+  return jax_candidates(ck, in, os);
+}
+
+// Newest framework version first; within a release, a build the driver supports fully
+// (minor-version compatibility has no PTX JIT, which Triton and TF's XLA need), then the
+// newest CUDA.
+bool better(const Candidate& a, const Candidate& b) {
+  if (a.version != b.version) return a.version > b.version;
+  const bool fa = a.stack.support == "full", fb = b.stack.support == "full";
+  if (fa != fb) return fa;
+  if (a.cuda != b.cuda) return a.cuda > b.cuda;
+  return a.group < b.group;
+}
+
+bool same_stack(const Stack& a, const Stack& b) {
+  return a.framework_version == b.framework_version && a.variant == b.variant && a.cuda == b.cuda;
+}
+
+// Merges exclusions: one line per (variant, reason), over runs of consecutive versions.
+std::vector<Exclusion> merge_exclusions(const std::vector<Candidate>& all) {
+  struct Group {
+    std::string name, variant, why;
+    std::vector<Version> versions;
+  };
+  std::vector<Group> groups;
+  for (const auto& c : all) {
+    if (!c.pinned || c.viable()) continue;
+    const std::string& why = c.failures.front().why;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.variant == c.group && g.why == why; });
+    if (it == groups.end()) {
+      groups.push_back({c.what_name, c.group, why, {}});
+      it = groups.end() - 1;
+    }
+    it->versions.push_back(c.version);
+  }
+  struct Line {
+    Version newest;
+    Exclusion e;
+  };
+  // "2.11.0+" only when the run reaches the framework's newest release.
+  Version newest_release;
+  for (const auto& c : all) newest_release = std::max(newest_release, c.version);
+  std::vector<Line> lines;
+  for (auto& g : groups) {
+    // The versions this variant exists in, to know which excluded versions are consecutive.
+    std::vector<Version> universe;
+    for (const auto& c : all)
+      if (c.group == g.variant) universe.push_back(c.version);
+    std::sort(universe.begin(), universe.end());
+    universe.erase(std::unique(universe.begin(), universe.end()), universe.end());
+    std::sort(g.versions.begin(), g.versions.end());
+    g.versions.erase(std::unique(g.versions.begin(), g.versions.end()), g.versions.end());
+    size_t i = 0;
+    while (i < g.versions.size()) {
+      size_t j = i;
+      auto pos = [&](const Version& v) { return std::lower_bound(universe.begin(), universe.end(), v) - universe.begin(); };
+      while (j + 1 < g.versions.size() && pos(g.versions[j + 1]) == pos(g.versions[j]) + 1) ++j;
+      std::string what = g.name + " " + g.versions[i].str();
+      if (j > i) what += (g.versions[j] == newest_release) ? "+" : "-" + g.versions[j].str();
+      if (!g.variant.empty()) what += " (" + g.variant + ")";
+      lines.push_back({g.versions[j], {what, g.why}});
+      i = j + 1;
+    }
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.newest > b.newest; });
+  std::vector<Exclusion> out;
+  for (auto& l : lines) out.push_back(std::move(l.e));
+  return out;
+}
+
+// Changes to the machine that make a newer stack fit: every candidate whose failures all
+// have a fix, grouped by which kinds of change it needs, the newest of each group.
+std::vector<Change> find_changes(const Compat& k, const PlanInputs& in, const std::string& os,
+                                 const std::vector<Candidate>& here, const std::optional<Candidate>& best) {
+  struct Option {
+    std::set<std::string> kinds;
+    std::vector<std::string> texts;
+    const Candidate* c;
+  };
+  std::vector<Option> options;
+  auto consider = [&](const Candidate& c, bool via_wsl2) {
+    if (!c.pinned || (c.viable() && !via_wsl2)) return;
+    Option o{{}, {}, &c};
+    if (via_wsl2) {
+      o.kinds.insert("os");
+      o.texts.push_back("use WSL2");
+    }
+    for (const auto& f : c.failures) {
+      if (f.fix.empty()) return;  // an architecture or a missing build: no change to the machine helps
+      const std::string kind = f.kind == Kind::driver ? "driver" : f.kind == Kind::python ? "python" : "os";
+      // Native Windows' "use WSL2" is judged by the WSL2 evaluation, whose own checks then apply.
+      if (kind == "os") return;
+      if (o.kinds.insert(kind).second) o.texts.push_back(f.fix);
+    }
+    if (best && !better(c, *best)) return;
+    options.push_back(std::move(o));
+  };
+  for (const auto& c : here) consider(c, false);
+  std::vector<Candidate> wsl;
+  if (os == "windows") {
+    wsl = candidates(k, in, "wsl2");
+    for (const auto& c : wsl) consider(c, true);
+  }
+  // The newest per set of kinds.
+  std::vector<Option> best_per;
+  for (const auto& o : options) {
+    auto it = std::find_if(best_per.begin(), best_per.end(), [&](const Option& b) { return b.kinds == o.kinds; });
+    if (it == best_per.end())
+      best_per.push_back(o);
+    else if (better(*o.c, *it->c))
+      *it = o;
+  }
+  // Drop an option when one needing fewer changes gives at least as new a stack.
+  std::vector<Option> kept;
+  for (const auto& o : best_per) {
+    bool dominated = false;
+    for (const auto& p : best_per)
+      if (&p != &o && p.kinds.size() < o.kinds.size() &&
+          std::includes(o.kinds.begin(), o.kinds.end(), p.kinds.begin(), p.kinds.end()) && !better(*o.c, *p.c))
+        dominated = true;
+    if (!dominated) kept.push_back(o);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const Option& a, const Option& b) {
+    if (a.kinds.size() != b.kinds.size()) return a.kinds.size() < b.kinds.size();
+    return better(*a.c, *b.c);
+  });
+  std::vector<Change> out;
+  for (const auto& o : kept) {
+    Stack s = o.c->stack;
+    s.why = "after this change";
+    // A change of Python means the newest Python the stack supports.
+    if (o.kinds.count("python")) s.python = s.python_range.substr(s.python_range.rfind('-') + 1);
+    out.push_back({o.texts, s});
+  }
+  return out;
+}
+
+}  // namespace
+
+Plan make_plan(const Compat& k, const PlanInputs& inputs) {
+  Plan p;
+  p.inputs = inputs;
+  std::string os = inputs.os.value_or("linux");
+  if (!inputs.os) p.notes.push_back("OS unknown: planned for Linux (give --os)");
+  if (!inputs.framework) p.inputs.framework = "pytorch";
+  if (inputs.no_nvidia_gpu && !inputs.cc) {
+    p.notes.push_back(
+        "no NVIDIA GPU was found on this machine: run `gpuready plan` on the machine with the GPU, or describe it "
+        "with --gpu or --cc, and --driver");
+    return p;
+  }
+  if (!inputs.cc) p.notes.push_back("GPU unknown: its architecture was not checked (give --gpu or --cc)");
+  if (!inputs.driver) p.notes.push_back("driver unknown: the plan states the minimum driver (give --driver)");
+  if (!inputs.python)
+    p.notes.push_back("Python unknown: each stack names the newest Python it supports (give --python)");
+
+  std::vector<Candidate> all = candidates(k, p.inputs, os);
+  std::stable_sort(all.begin(), all.end(), better);
+
+  const Candidate* rec = nullptr;
+  const Candidate* newest_any = nullptr;
+  for (const auto& c : all) {
+    if (!c.viable()) continue;
+    if (!newest_any) newest_any = &c;
+    if (c.pinned && !rec) rec = &c;
+  }
+  const bool pinned = inputs.framework_version || inputs.cuda;
+  if (rec) {
+    p.ok = true;
+    p.recommended = rec->stack;
+    p.recommended->why = pinned ? "the newest that fits the pins" : "the newest that fits";
+  }
+  auto add_alternative = [&](const Candidate& c, const std::string& why) {
+    if (p.recommended && same_stack(c.stack, *p.recommended)) return;
+    for (const auto& a : p.alternatives)
+      if (same_stack(a, c.stack)) return;
+    Stack s = c.stack;
+    s.why = why;
+    p.alternatives.push_back(std::move(s));
+  };
+  if (pinned && newest_any) add_alternative(*newest_any, "the newest that fits without the pins");
+  // The newest of each other CUDA major: among the pinned stacks, and among all when none fits the pins.
+  for (bool only_pinned : {true, false}) {
+    if (!only_pinned && rec) break;
+    std::set<long> majors;
+    if (rec) majors.insert(rec->cuda.major());
+    for (const auto& c : all) {
+      if (!c.viable() || (only_pinned && !c.pinned)) continue;
+      if (majors.insert(c.cuda.major()).second) add_alternative(c, fmt::format("the newest for CUDA {}", c.cuda.major()));
+    }
+  }
+  p.excluded = merge_exclusions(all);
+  std::optional<Candidate> best;
+  if (rec) best = *rec;
+  p.changes = find_changes(k, p.inputs, os, all, best);
+  if (!p.ok) {
+    bool any_pinned = std::any_of(all.begin(), all.end(), [](const Candidate& c) { return c.pinned; });
+    if (!any_pinned)
+      p.notes.push_back("no release in gpuready's tables matches the pins (--framework-version / --cuda)");
+    else if (p.changes.empty())
+      p.notes.push_back("nothing in gpuready's tables fits, and no change of driver, Python or OS would help: see "
+                        "the exclusions");
+  }
+  if (p.recommended) p.steps = install_steps(k, p.inputs, *p.recommended);
+  return p;
+}
+
+namespace {
+
+nlohmann::json opt_json(const std::optional<std::string>& s) { return s ? nlohmann::json(*s) : nlohmann::json(); }
+nlohmann::json opt_json(const std::optional<Version>& v) { return v ? nlohmann::json(v->str()) : nlohmann::json(); }
+
+nlohmann::json stack_json(const Stack& s) {
+  return {{"framework", s.framework},
+          {"framework_version", s.framework_version},
+          {"package", s.package},
+          {"python", s.python},
+          {"cuda", s.cuda},
+          {"cudnn", s.cudnn},
+          {"min_driver", s.min_driver},
+          {"os", s.os},
+          {"variant", s.variant},
+          {"python_range", s.python_range},
+          {"numpy", s.numpy},
+          {"index_url", s.index_url},
+          {"find_links", s.find_links},
+          {"torchvision", s.torchvision},
+          {"torchaudio", s.torchaudio},
+          {"bundles_cuda", s.bundles_cuda},
+          {"support", s.support},
+          {"why", s.why},
+          {"notes", s.notes}};
+}
+
+}  // namespace
+
+nlohmann::json plan_to_json(const Plan& p) {
+  nlohmann::json j;
+  j["schema"] = kPlanSchema;
+  j["ok"] = p.ok;
+  const PlanInputs& in = p.inputs;
+  j["inputs"] = {{"os", opt_json(in.os)},
+                 {"gpu", opt_json(in.gpu)},
+                 {"cc", in.cc ? nlohmann::json(mm(*in.cc)) : nlohmann::json()},
+                 {"driver", opt_json(in.driver)},
+                 {"python", in.python ? nlohmann::json(mm(*in.python)) : nlohmann::json()},
+                 {"framework", opt_json(in.framework)},
+                 {"framework_version", opt_json(in.framework_version)},
+                 {"cuda", opt_json(in.cuda)},
+                 {"source", in.source}};
+  j["recommended"] = p.recommended ? stack_json(*p.recommended) : nlohmann::json();
+  j["alternatives"] = nlohmann::json::array();
+  for (const auto& s : p.alternatives) j["alternatives"].push_back(stack_json(s));
+  j["excluded"] = nlohmann::json::array();
+  for (const auto& e : p.excluded) j["excluded"].push_back({{"what", e.what}, {"why", e.why}});
+  j["changes"] = nlohmann::json::array();
+  for (const auto& c : p.changes)
+    j["changes"].push_back({{"changes", c.changes}, {"gives", c.gives ? stack_json(*c.gives) : nlohmann::json()}});
+  j["steps"] = nlohmann::json::array();
+  for (const auto& s : p.steps) j["steps"].push_back({{"title", s.title}, {"commands", s.commands}});
+  j["notes"] = p.notes;
+  return j;
+}
+
+}  // namespace gpuready::plan

@@ -1,0 +1,423 @@
+// The pieces around the plan resolver: the typed knowledge (Compat) and its questions,
+// plan inputs from real probed snapshots, the install steps per OS, and `gpuready plan`
+// end to end (flags, --snapshot, --data, --json, exit codes, bad input). The resolver's
+// scenarios, checked by hand against the tables, are in plan_scenarios_test.cpp.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "knowledge/compat.h"
+#include "plan/plan.h"
+#include "platform/os.h"
+
+using namespace gpuready;
+using namespace gpuready::knowledge;
+using gpuready::plan::PlanInputs;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const Compat& k() { return Compat::embedded(); }
+Version v(const char* s) { return *Version::parse(s); }
+
+ProcResult run_gpuready(std::vector<std::string> args) {
+  args.insert(args.begin(), GPUREADY_EXE);
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(60);
+  return real_os().proc.run(args, o);
+}
+
+Snapshot fixture_snapshot(const char* name) {
+  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/" + name);
+  return snapshot_from_json(nlohmann::json::parse(f));
+}
+
+std::string all_commands(const std::vector<plan::Step>& steps) {
+  std::string s;
+  for (const auto& st : steps) {
+    s += "## " + st.title + "\n";
+    for (const auto& c : st.commands) s += c + "\n";
+  }
+  return s;
+}
+
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+PlanInputs machine(const char* os, const char* cc, const char* driver, const char* python, const char* fw) {
+  PlanInputs in;
+  in.os = os;
+  if (cc) in.cc = v(cc);
+  if (driver) in.driver = v(driver);
+  if (python) in.python = v(python);
+  in.framework = fw;
+  return in;
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("gpuready_plan_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+}  // namespace
+
+// ---- Compat: the questions asked of the tables ---------------------------------------------
+
+TEST(Compat, DriverFloorsPerOs) {
+  // cuda_driver.csv 12.3 row: 545.23.06 / 545.84.
+  EXPECT_EQ(k().full_floor(v("12.3"), DriverOs::linux)->str(), "545.23.06");
+  EXPECT_EQ(k().full_floor(v("12.3"), DriverOs::windows)->str(), "545.84");
+  // 13.x on Windows is N/A in NVIDIA's table: the Linux floor's branch stands in.
+  EXPECT_EQ(k().full_floor(v("13.0"), DriverOs::windows)->str(), "580");
+  EXPECT_EQ(k().compat_floor(11, DriverOs::linux)->str(), "450.80.02");
+  EXPECT_EQ(k().compat_floor(12, DriverOs::windows)->str(), "527.41");
+  EXPECT_FALSE(k().compat_floor(10, DriverOs::linux));  // no minor-version compatibility before 11
+  EXPECT_FALSE(k().full_floor(v("12.7"), DriverOs::linux));  // there is no CUDA 12.7
+}
+
+TEST(Compat, RequiredDriverUsesMinorVersionCompatibilityFromCuda11) {
+  EXPECT_EQ(k().required_driver(v("11.0"), DriverOs::windows)->str(), "452.39");  // above 11.0 GA's 451.48
+  EXPECT_EQ(k().required_driver(v("12.8"), DriverOs::linux)->str(), "525.60.13");
+  EXPECT_EQ(k().required_driver(v("10.1"), DriverOs::linux)->str(), "418.39");    // its own floor
+  EXPECT_EQ(k().required_driver(v("13.2"), DriverOs::linux)->str(), "580.65.06");
+}
+
+TEST(Compat, NewestCudaOfADriver) {
+  EXPECT_EQ(k().newest_cuda(v("546.33"), DriverOs::windows)->str(), "12.3");  // the walkthrough
+  EXPECT_EQ(k().newest_cuda(v("470.57.02"), DriverOs::linux)->str(), "11.4");
+  EXPECT_EQ(k().newest_cuda(v("580.159.04"), DriverOs::linux)->str(), "13.0");  // the H200 machine
+  EXPECT_EQ(k().newest_cuda(v("580.88"), DriverOs::windows)->str(), "13.0");
+  EXPECT_FALSE(k().newest_cuda(v("300.0"), DriverOs::linux));
+}
+
+TEST(Compat, GpuByNameIgnoresCaseSpacesAndBrandWords) {
+  for (const char* n : {"GeForce GTX 1650", "NVIDIA GeForce GTX 1650", "gtx 1650", "  GTX   1650 "}) {
+    const GpuRow* g = k().gpu_by_name(n);
+    ASSERT_NE(g, nullptr) << n;
+    EXPECT_EQ(g->cc, v("7.5"));
+    EXPECT_EQ(g->architecture, "Turing");
+  }
+  EXPECT_EQ(k().gpu_by_name("GTX 1650 SUPER")->name, "NVIDIA GeForce GTX 1650 SUPER");
+  EXPECT_EQ(k().gpu_by_name("Tesla K80")->cc, v("3.7"));
+  EXPECT_EQ(k().gpu_by_name("H200")->cc, v("9.0"));
+  EXPECT_EQ(k().gpu_by_name("GeForce GTX 1651"), nullptr);
+  EXPECT_EQ(k().gpu_by_name(""), nullptr);
+  const auto like = k().gpu_names_like("1650", 20);
+  EXPECT_GE(like.size(), 4u);
+  for (const auto& n : like) EXPECT_TRUE(has(n, "1650")) << n;
+}
+
+TEST(Compat, GpuByPciIdAndArchitecture) {
+  const GpuRow* g = k().gpu_by_pci_id(0x2335);  // the H200 machine's device id (its snapshot)
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->name, "NVIDIA H200");
+  EXPECT_EQ(k().gpu_by_pci_id(0xffff), nullptr);
+  EXPECT_EQ(k().architecture_of(v("12.0")), "Blackwell");
+  EXPECT_EQ(k().architecture_of(v("3.7")), "Kepler");
+  EXPECT_EQ(sm_of(v("12.1")), 121);
+  EXPECT_EQ(cc_of_sm(86), "8.6");
+}
+
+TEST(Compat, ArchitecturesPerCuda) {
+  EXPECT_EQ(k().arch_row(v("12.0"))->min_sm, 50);       // Kepler gone in 12.0
+  EXPECT_EQ(k().arch_row(v("13.0"))->min_sm, 75);       // Maxwell-Volta gone in 13.0
+  EXPECT_EQ(k().newest_arch_row(12)->cuda, v("12.9"));
+  EXPECT_TRUE(k().arch_row(v("12.8"))->sm.count(120));
+  EXPECT_FALSE(k().arch_row(v("12.6"))->sm.count(120));
+  ASSERT_NE(k().library("cudart", 11), nullptr);
+  EXPECT_EQ(k().library("cudart", 11)->windows_dlls.front(), "cudart64_110.dll");  // the walkthrough's DLL
+}
+
+TEST(Compat, BadTablesAreAnErrorWithTheLine) {
+  const fs::path dir = temp_dir("bad_tables");
+  for (const char* name : kTableNames)
+    fs::copy_file(fs::path(GPUREADY_SOURCE_DIR) / "data" / (std::string(name) + ".csv"), dir / (std::string(name) + ".csv"));
+  {
+    std::ofstream f(dir / "pytorch.csv", std::ios::app);
+    f << "2.99.0,cu999,13.x,,3.10,3.14,,,,,https://x,,,linux,,a source\n";
+  }
+  std::string err;
+  auto kn = Knowledge::load_dir(real_os().fs, dir.string(), &err);
+  ASSERT_TRUE(kn) << err;  // the CSV itself is fine
+  EXPECT_FALSE(Compat::from(*kn, &err));
+  EXPECT_TRUE(has(err, "pytorch.csv line")) << err;
+  EXPECT_TRUE(has(err, "13.x")) << err;
+  fs::remove_all(dir);
+}
+
+// ---- Inputs from probed machines -----------------------------------------------------------
+
+TEST(PlanInputs, FromTheH200Snapshot) {
+  std::vector<std::string> notes;
+  const PlanInputs in = plan::inputs_from_snapshot(k(), fixture_snapshot("h200.json"), "snapshot", std::nullopt, &notes);
+  EXPECT_EQ(in.os, "linux");
+  EXPECT_EQ(in.gpu, "NVIDIA H200");
+  EXPECT_EQ(in.cc, v("9.0"));
+  EXPECT_EQ(in.driver->str(), "580.159.04");
+  EXPECT_EQ(in.python, v("3.12"));        // the venv with torch, not /usr/bin/python3
+  EXPECT_EQ(in.framework, "pytorch");     // torch, jax and cupy are installed; PyTorch first
+  EXPECT_EQ(in.source.at("driver"), "snapshot");
+  EXPECT_FALSE(in.no_nvidia_gpu);
+  // Asked for JAX, the same environment is used (it has jax too).
+  const PlanInputs j = plan::inputs_from_snapshot(k(), fixture_snapshot("h200.json"), "snapshot", "jax", nullptr);
+  EXPECT_EQ(j.python, v("3.12"));
+  EXPECT_FALSE(j.framework);  // the caller's flag sets it
+}
+
+TEST(PlanInputs, TheH200PlanIsTheCuda13WheelItsDriverRunsFully) {
+  PlanInputs in = plan::inputs_from_snapshot(k(), fixture_snapshot("h200.json"), "snapshot", std::nullopt, nullptr);
+  const plan::Plan p = plan::make_plan(k(), in);
+  ASSERT_TRUE(p.ok);
+  // 580.159.04 >= 13.0's own floor 580.65.06, below 13.2's 595.45.04: the cu130 build is fully supported.
+  EXPECT_EQ(p.recommended->variant, "cu130");
+  EXPECT_EQ(p.recommended->support, "full");
+  EXPECT_EQ(p.recommended->python, "3.12");
+}
+
+TEST(PlanInputs, NoNvidiaGpuMeansNoPlan) {
+  const PlanInputs in = plan::inputs_from_snapshot(k(), fixture_snapshot("nogpu-debian12.json"), "probe", std::nullopt, nullptr);
+  EXPECT_TRUE(in.no_nvidia_gpu);
+  EXPECT_FALSE(in.cc);
+  PlanInputs with = in;
+  with.framework = "pytorch";
+  const plan::Plan p = plan::make_plan(k(), with);
+  EXPECT_FALSE(p.ok);
+  EXPECT_FALSE(p.recommended);
+  ASSERT_FALSE(p.notes.empty());
+  EXPECT_TRUE(has(p.notes.back(), "no NVIDIA GPU")) << p.notes.back();
+}
+
+TEST(PlanInputs, GpuOnTheBusWithoutDriverIsFoundByPciId) {
+  Snapshot s = fixture_snapshot("nogpu-debian12.json");
+  PciGpu g;
+  g.address = "0000:01:00.0";
+  g.vendor = "nvidia";
+  g.vendor_id = 0x10de;
+  g.device_id = 0x1f91;  // a GTX 1650 (Max-Q) id in gpus.csv
+  s.pci_gpus.push_back(g);
+  std::vector<std::string> notes;
+  const PlanInputs in = plan::inputs_from_snapshot(k(), s, "probe", std::nullopt, &notes);
+  EXPECT_FALSE(in.no_nvidia_gpu);
+  EXPECT_EQ(in.cc, v("7.5"));
+  ASSERT_TRUE(in.gpu);
+  EXPECT_TRUE(has(*in.gpu, "GTX 1650")) << *in.gpu;
+  EXPECT_FALSE(in.driver);
+}
+
+TEST(PlanInputs, Wsl1IsPlannedWithWsl2RulesAndSaysSo) {
+  Snapshot s = fixture_snapshot("nogpu-debian12.json");
+  s.os.wsl = std::string("wsl1");
+  std::vector<std::string> notes;
+  const PlanInputs in = plan::inputs_from_snapshot(k(), s, "probe", std::nullopt, &notes);
+  EXPECT_EQ(in.os, "wsl2");
+  bool said = false;
+  for (const auto& n : notes) said = said || has(n, "wsl --set-version");
+  EXPECT_TRUE(said);
+}
+
+// ---- Install steps ------------------------------------------------------------------------
+
+TEST(PlanSteps, WalkthroughCopiesCudnnIntoCudaFoldersAndFindsTheDll) {
+  const plan::Plan p = plan::make_plan(k(), machine("windows", "7.5", "546.33", "3.8", "tensorflow"));
+  ASSERT_TRUE(p.ok);
+  const std::string s = all_commands(p.steps);
+  const std::string root = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2";
+  EXPECT_TRUE(has(s, "copy \"cuda\\bin\\cudnn*.dll\" \"" + root + "\\bin\"")) << s;
+  EXPECT_TRUE(has(s, "copy \"cuda\\include\\cudnn*.h\" \"" + root + "\\include\"")) << s;
+  EXPECT_TRUE(has(s, "copy \"cuda\\lib\\x64\\cudnn*.lib\" \"" + root + "\\lib\\x64\"")) << s;
+  EXPECT_TRUE(has(s, "where cudart64_110.dll")) << s;
+  EXPECT_TRUE(has(s, "os.add_dll_directory(r\"" + root + "\\bin\")")) << s;  // Python 3.8
+  EXPECT_TRUE(has(s, "CUDA Toolkit 11.2.0")) << s;
+  EXPECT_TRUE(has(s, "python -m pip install \"tensorflow-gpu==2.10.0\" \"numpy<2\"")) << s;
+  EXPECT_TRUE(has(s, "py -3.8 -m venv")) << s;
+  EXPECT_TRUE(has(s, "Driver 546.33: new enough")) << s;
+  EXPECT_TRUE(has(s, "vc_redist")) << s;
+}
+
+TEST(PlanSteps, PythonBelow38GetsNoAddDllDirectoryLine) {
+  PlanInputs in = machine("windows", "7.5", "546.33", "3.7", "tensorflow");
+  in.framework_version = "2.1";
+  const plan::Plan p = plan::make_plan(k(), in);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.recommended->cuda, "10.1");
+  const std::string s = all_commands(p.steps);
+  EXPECT_FALSE(has(s, "add_dll_directory")) << s;
+  EXPECT_TRUE(has(s, "where cudart64_101.dll")) << s;  // CUDA 10.1's own DLL name
+}
+
+TEST(PlanSteps, LinuxToolkitRouteWithNewCudnnArchiveLayout) {
+  // TF 2.13 on Linux needs CUDA 11.8 and cuDNN 8.6 installed; cuDNN >= 8.3 archives unpack
+  // to cudnn-linux-x86_64-<v>_cuda11-archive/{include,lib}.
+  PlanInputs in = machine("linux", "8.6", "535.54.03", "3.11", "tensorflow");
+  in.framework_version = "2.13";
+  const plan::Plan p = plan::make_plan(k(), in);
+  ASSERT_TRUE(p.ok);
+  ASSERT_FALSE(p.recommended->bundles_cuda);
+  const std::string s = all_commands(p.steps);
+  EXPECT_TRUE(has(s, "sudo sh cuda_11.8.0_*_linux.run --silent --toolkit")) << s;
+  EXPECT_TRUE(has(s, "sudo cp cudnn-linux-x86_64-8.6.*_cuda11-archive/include/cudnn*.h /usr/local/cuda-11.8/include/")) << s;
+  EXPECT_TRUE(has(s, "sudo cp -P cudnn-linux-x86_64-8.6.*_cuda11-archive/lib/libcudnn* /usr/local/cuda-11.8/lib64/")) << s;
+  EXPECT_TRUE(has(s, "export LD_LIBRARY_PATH=/usr/local/cuda-11.8/lib64")) << s;
+  EXPECT_TRUE(has(s, "export PATH=/usr/local/cuda-11.8/bin")) << s;
+  EXPECT_FALSE(has(s, "add_dll_directory")) << s;
+}
+
+TEST(PlanSteps, WheelRoutesInstallNoToolkit) {
+  const plan::Plan t = plan::make_plan(k(), machine("linux", "8.9", "550.54.14", "3.12", "pytorch"));
+  ASSERT_TRUE(t.ok);
+  const std::string s = all_commands(t.steps);
+  EXPECT_TRUE(has(s, "--index-url https://download.pytorch.org/whl/" + t.recommended->variant)) << s;
+  EXPECT_TRUE(has(s, "torch==" + t.recommended->framework_version)) << s;
+  EXPECT_FALSE(has(s, "CUDA Toolkit")) << s;
+  EXPECT_FALSE(has(s, "cudnn-archive")) << s;
+
+  const plan::Plan tf = plan::make_plan(k(), machine("linux", "8.9", "550.54.14", "3.12", "tensorflow"));
+  ASSERT_TRUE(tf.ok);
+  EXPECT_TRUE(has(all_commands(tf.steps), "\"tensorflow[and-cuda]==" + tf.recommended->framework_version + "\""));
+
+  PlanInputs old = machine("linux", "8.0", "535.54.03", "3.9", "jax");
+  old.framework_version = "0.4.20";
+  const plan::Plan j = plan::make_plan(k(), old);
+  ASSERT_TRUE(j.ok);
+  const std::string js = all_commands(j.steps);
+  EXPECT_TRUE(has(js, "\"jax[cuda12_pip]==0.4.20\" -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"))
+      << js;
+  EXPECT_TRUE(has(js, "unset LD_LIBRARY_PATH")) << js;
+}
+
+TEST(PlanSteps, Wsl2InstallsTheDriverOnWindowsAndTheToolkitFromTheWslRepository) {
+  PlanInputs in = machine("wsl2", "8.6", nullptr, "3.10", "tensorflow");
+  in.framework_version = "2.11";
+  const plan::Plan p = plan::make_plan(k(), in);
+  ASSERT_TRUE(p.ok);
+  const std::string s = all_commands(p.steps);
+  EXPECT_TRUE(has(s, "on Windows, not inside WSL2")) << s;
+  EXPECT_TRUE(has(s, "never install a Linux NVIDIA driver inside WSL2")) << s;
+  EXPECT_TRUE(has(s, "repos/wsl-ubuntu/x86_64/cuda-keyring")) << s;
+  EXPECT_TRUE(has(s, "sudo apt-get install -y cuda-toolkit-11-2")) << s;
+  EXPECT_TRUE(has(s, "NVIDIA driver >= 452.39")) << s;  // the Windows floor: WSL2 runs the Windows driver
+}
+
+TEST(PlanSteps, TooOldDriverGetsAnUpgradeStep) {
+  PlanInputs in = machine("linux", "8.6", "520.61.05", "3.11", "pytorch");
+  in.cuda = v("12.1");  // forces a CUDA 12 build the driver cannot run
+  const plan::Plan p = plan::make_plan(k(), in);
+  EXPECT_FALSE(p.ok);
+  ASSERT_FALSE(p.changes.empty());
+  EXPECT_EQ(p.changes.front().changes.front(), "upgrade the driver to >= 525.60.13");
+  ASSERT_TRUE(p.changes.front().gives);
+  EXPECT_EQ(p.changes.front().gives->cuda, "12.1");
+  // And the driver step of that stack says what to install.
+  const auto steps = plan::install_steps(k(), in, *p.changes.front().gives);
+  EXPECT_TRUE(has(all_commands(steps), "NVIDIA driver >= 525.60.13 (yours is 520.61.05)"));
+}
+
+// ---- gpuready plan, end to end --------------------------------------------------------------
+
+TEST(PlanCli, WalkthroughJsonContract) {
+  const ProcResult r = run_gpuready({"plan", "--json", "--os", "windows", "--gpu", "GeForce GTX 1650", "--driver",
+                                     "546.33", "--python", "3.8", "--framework", "tensorflow"});
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schema"), "gpuready.plan/1");
+  EXPECT_EQ(j.at("ok"), true);
+  EXPECT_EQ(j.at("inputs").at("os"), "windows");
+  EXPECT_EQ(j.at("inputs").at("gpu"), "NVIDIA GeForce GTX 1650");
+  EXPECT_EQ(j.at("inputs").at("cc"), "7.5");
+  EXPECT_EQ(j.at("inputs").at("driver"), "546.33");
+  EXPECT_EQ(j.at("inputs").at("python"), "3.8");
+  EXPECT_EQ(j.at("inputs").at("source").at("driver"), "flag");
+  const auto& rec = j.at("recommended");
+  EXPECT_EQ(rec.at("framework_version"), "2.10.0");
+  EXPECT_EQ(rec.at("package"), "tensorflow-gpu");
+  EXPECT_EQ(rec.at("cuda"), "11.2");
+  EXPECT_EQ(rec.at("cudnn"), "8.1");
+  EXPECT_EQ(rec.at("min_driver"), "452.39");
+  EXPECT_EQ(rec.at("os"), "windows");
+  ASSERT_FALSE(j.at("excluded").empty());
+  EXPECT_EQ(j.at("excluded")[0].at("what"), "tensorflow 2.11.0+");
+  EXPECT_FALSE(j.at("steps").empty());
+}
+
+TEST(PlanCli, HumanOutputHasTheSections) {
+  const ProcResult r = run_gpuready({"plan", "--os", "windows", "--gpu", "GeForce GTX 1650", "--driver", "546.33",
+                                     "--python", "3.8", "--framework", "tensorflow"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"Recommended: tensorflow-gpu 2.10.0", "Alternatives", "Excluded", "Install", "1. Python 3.8"})
+    EXPECT_TRUE(has(r.out, s)) << s << "\n" << r.out;
+}
+
+TEST(PlanCli, NothingFitsExitsOne) {
+  const ProcResult r = run_gpuready({"plan", "--json", "--os", "macos", "--cc", "8.6", "--framework", "pytorch"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("ok"), false);
+  EXPECT_TRUE(j.at("recommended").is_null());
+}
+
+TEST(PlanCli, SnapshotIsReadAndFlagsOverrideIt) {
+  const std::string snap = std::string(GPUREADY_FIXTURES) + "/snapshots/h200.json";
+  const ProcResult r = run_gpuready({"plan", "--json", "--snapshot", snap, "--python", "3.11"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("inputs").at("driver"), "580.159.04");
+  EXPECT_EQ(j.at("inputs").at("source").at("driver"), "snapshot");
+  EXPECT_EQ(j.at("inputs").at("python"), "3.11");
+  EXPECT_EQ(j.at("inputs").at("source").at("python"), "flag");
+  EXPECT_EQ(j.at("inputs").at("framework"), "pytorch");
+  // Another OS than the snapshot's: nothing is taken from it.
+  const ProcResult w = run_gpuready({"plan", "--json", "--snapshot", snap, "--os", "windows", "--cc", "8.6"});
+  const auto wj = nlohmann::json::parse(w.out);
+  EXPECT_TRUE(wj.at("inputs").at("driver").is_null());
+  EXPECT_TRUE(has(wj.at("notes")[0].get<std::string>(), "another machine"));
+}
+
+TEST(PlanCli, BadInputIsAClearUsageError) {
+  const std::string garbage = (temp_dir("garbage") / "snap.json").string();
+  std::ofstream(garbage) << "{\"schema\": \"something/else\"}";
+  const fs::path empty = temp_dir("empty_data");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"plan", "--no-probe", "--gpu", "GeForce GTX 1651"}, "not in gpuready's GPU table"},
+      {{"plan", "--no-probe", "--gpu", "GTX 16"}, "NVIDIA GeForce GTX 1650"},  // names that match
+      {{"plan", "--no-probe", "--cc", "seven"}, "compute capability"},
+      {{"plan", "--no-probe", "--cc", "75"}, "compute capability"},
+      {{"plan", "--no-probe", "--driver", "latest"}, "driver version"},
+      {{"plan", "--no-probe", "--python", "2.7"}, "Python 3"},
+      {{"plan", "--no-probe", "--cuda", "twelve"}, "CUDA version"},
+      {{"plan", "--no-probe", "--framework-version", "newest"}, "version like"},
+      {{"plan", "--no-probe", "--os", "beos"}, "--os"},
+      {{"plan", "--no-probe", "--framework", "caffe"}, "--framework"},
+      {{"plan", "--snapshot", "/nonexistent/snap.json"}, "cannot read /nonexistent/snap.json"},
+      {{"plan", "--snapshot", garbage}, "is not a gpuready snapshot"},
+      {{"plan", "--no-probe", "--data", "/nonexistent/data"}, "--data /nonexistent/data"},
+      {{"plan", "--no-probe", "--data", empty.string()}, "cuda_driver.csv"},
+      {{"plan", "--snapshot", garbage, "--no-probe"}, "excludes"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ProcResult r = run_gpuready(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << "\n" << r.out << r.err;
+    EXPECT_TRUE(has(r.err, message)) << args.back() << ": " << r.err;
+  }
+  fs::remove_all(fs::path(garbage).parent_path());
+  fs::remove_all(empty);
+}
+
+TEST(PlanCli, DataFolderReplacesTheCompiledInTables) {
+  // A newer data folder: the same tables with one more TensorFlow release.
+  const fs::path dir = temp_dir("newer_data");
+  for (const char* name : kTableNames)
+    fs::copy_file(fs::path(GPUREADY_SOURCE_DIR) / "data" / (std::string(name) + ".csv"), dir / (std::string(name) + ".csv"));
+  {
+    std::ofstream f(dir / "tensorflow.csv", std::ios::app);
+    f << "2.99.0,linux,gpu,tensorflow,3.10,3.13,12.5,9.3,,yes,a future release,a test source\n";
+  }
+  const ProcResult r = run_gpuready({"plan", "--json", "--no-probe", "--data", dir.string(), "--os", "linux", "--cc",
+                                     "8.6", "--driver", "560.35.03", "--python", "3.12", "--framework", "tensorflow"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("recommended").at("framework_version"), "2.99.0");
+  fs::remove_all(dir);
+}
