@@ -1,8 +1,9 @@
-// libFuzzer target for `gpuready plan --snapshot FILE`: any bytes as a snapshot document,
-// then, when it is one, the plan inputs taken from it and the plan for each framework.
+// libFuzzer target for `gpuready plan --snapshot FILE` and `gpuready doctor --replay FILE`:
+// any bytes as a snapshot document, then, when it is one, the plan inputs taken from it, the
+// plan for each framework, and every doctor rule with the verdicts.
 // Invariants, not just "no crash": a rejected document is a std::exception (the CLI's
 // clear error), ok == (recommended is set), every exclusion says what and why, and the
-// JSON document always serialises.
+// JSON documents always serialise; a ready report has no error finding.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/snapshot.h"
+#include "doctor/doctor.h"
 #include "knowledge/compat.h"
 #include "plan/plan.h"
 
@@ -35,5 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (p.ok && p.steps.empty()) std::abort();
     (void)plan::plan_to_json(p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
+  const doctor::Report r = doctor::diagnose(s, k, {{"tensorflow"}});
+  if (r.ready)
+    for (const auto& f : r.findings)
+      if (f.severity == doctor::Severity::error) std::abort();
+  (void)doctor::report_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return 0;
 }

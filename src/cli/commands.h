@@ -14,8 +14,10 @@ inline constexpr int kExitUsage = 2;
 
 // Registers `probe`; the callback stores the exit code in *exit_code.
 void setup_probe(CLI::App& app, int* exit_code);
-// `gpuready` with no subcommand: the probe with its default options.
-int run_probe_defaults();
+// `gpuready` with no subcommand: the doctor with its default options.
+int run_doctor_defaults();
+// Registers `doctor` (exit 0: ready, 1: problems found, 2: bad flags or input).
+void setup_doctor(CLI::App& app, int* exit_code);
 // Registers `plan` (exit 0: a stack fits, 1: none fits, 2: bad flags or input).
 void setup_plan(CLI::App& app, int* exit_code);
 // Registers the hidden `__probe-driver` used to talk to the driver in an isolated child.

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   setup_probe(app, &exit_code);
   setup_plan(app, &exit_code);
+  setup_doctor(app, &exit_code);
   setup_probe_driver(app, &exit_code);
   try {
     app.parse(argc, argv);
@@ -27,9 +28,8 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (app.get_subcommands().empty()) {
-    // `gpuready` alone is the main job. The doctor will take this place (its own issue);
-    // until it lands the main job is the probe's report of this machine.
-    return run_probe_defaults();
+    // `gpuready` alone is the main job: the doctor.
+    return run_doctor_defaults();
   }
   return exit_code;
 }

@@ -53,8 +53,6 @@ int run_probe_cmd(const ProbeCmdOptions& o) {
 
 }  // namespace
 
-int run_probe_defaults() { return run_probe_cmd(ProbeCmdOptions{}); }
-
 void setup_probe(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ProbeCmdOptions>();
   CLI::App* sub = app.add_subcommand("probe", "Collect the facts of this machine: OS, CPU, GPUs, driver, toolkits, "

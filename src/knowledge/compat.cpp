@@ -91,6 +91,13 @@ std::vector<std::string> name_words(const std::string& name) {
 
 }  // namespace
 
+KernelMatch kernels_for(const std::set<int>& sm, bool ptx, int g) {
+  for (int s : sm)
+    if (s / 10 == g / 10 && s % 10 <= g % 10) return KernelMatch::cubin;
+  if (ptx && !sm.empty() && g > *sm.rbegin()) return KernelMatch::ptx;
+  return KernelMatch::none;
+}
+
 int sm_of(const Version& cc) { return static_cast<int>(cc.major() * 10 + cc.minor()); }
 
 std::string cc_of_sm(int sm) { return std::to_string(sm / 10) + "." + std::to_string(sm % 10); }

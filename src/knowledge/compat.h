@@ -141,6 +141,12 @@ class Compat {
   std::vector<JaxRow> jax;                 // newest first
 };
 
+// Whether kernels built for `sm` (with PTX of the newest when `ptx`) run on a GPU of sm `g`.
+enum class KernelMatch { cubin, ptx, none };
+// An exact or lower same-major cubin runs (binary compatibility: sm_86 code on 8.9); PTX of an
+// older architecture is compiled at first start for a newer GPU.
+KernelMatch kernels_for(const std::set<int>& sm, bool ptx, int g);
+
 // sm number for a compute capability: 7.5 -> 75, 12.0 -> 120.
 int sm_of(const Version& cc);
 // "7.5" from 75.

@@ -116,16 +116,6 @@ class Checker {
   std::string os_;
 };
 
-// Runs kernels built for `sm` on a GPU of `g`: an exact or lower same-major cubin (binary
-// compatibility), or PTX of an older architecture compiled at first start.
-enum class Runs { cubin, ptx, no };
-Runs runs_on(const std::set<int>& sm, bool ptx, int g) {
-  for (int s : sm)
-    if (s / 10 == g / 10 && s % 10 <= g % 10) return Runs::cubin;
-  if (ptx && !sm.empty() && g > *sm.rbegin()) return Runs::ptx;
-  return Runs::no;
-}
-
 bool pin_matches(const std::optional<std::string>& pin, const Version& v) {
   if (!pin) return true;
   auto p = Version::parse(*pin);
@@ -252,17 +242,17 @@ std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& i
     if (ck.cc_known()) {
       const int g = knowledge::sm_of(ck.cc());
       if (!row.sm.empty()) {
-        const Runs r = runs_on(row.sm, row.ptx, g);
-        if (r == Runs::no)
+        const auto r = knowledge::kernels_for(row.sm, row.ptx, g);
+        if (r == knowledge::KernelMatch::none)
           c.failures.push_back({Kind::arch,
                                 fmt::format("the {} wheels have no kernels for {} (they ship {}{})", row.variant,
                                             ck.gpu_words(), sm_words(row.sm), row.ptx ? " and PTX" : ""),
                                 ""});
-        else if (r == Runs::ptx)
+        else if (r == knowledge::KernelMatch::ptx)
           c.stack.notes.push_back(fmt::format("{} runs through the wheel's PTX (JIT compiled at first start)",
                                               ck.gpu_words()));
       } else if (const auto* arch = k.arch_row(*row.cuda)) {
-        if (runs_on(arch->sm, false, g) == Runs::no)
+        if (knowledge::kernels_for(arch->sm, false, g) == knowledge::KernelMatch::none)
           c.failures.push_back({Kind::arch,
                                 fmt::format("CUDA {} cannot build for {} (it builds for {})", mm(*row.cuda),
                                             ck.gpu_words(), sm_words(arch->sm)),
@@ -322,7 +312,7 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
                               fmt::format("the {} plugin needs compute capability >= {}; this GPU has {}",
                                           row.pip_extra, mm(*row.min_sm), ck.gpu_words()),
                               ""});
-      else if (newest && runs_on(newest->sm, false, g) == Runs::no)
+      else if (newest && knowledge::kernels_for(newest->sm, false, g) == knowledge::KernelMatch::none)
         c.failures.push_back({Kind::arch,
                               fmt::format("CUDA {} (newest {}) cannot build for {}", row.cuda_major, mm(newest->cuda),
                                           ck.gpu_words()),

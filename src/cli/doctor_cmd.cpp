@@ -1,0 +1,90 @@
+// `gpuready doctor` (and `gpuready` alone): probe this machine (or --replay a saved snapshot),
+// run every rule, print the verdict, the three CUDA versions and what to do in order.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "doctor/doctor.h"
+#include "probe/probe.h"
+#include "report/doctor_console.h"
+
+namespace gpuready::cli {
+namespace {
+
+struct DoctorCmdOptions {
+  bool json = false;
+  std::string replay;
+  std::vector<std::string> frameworks;
+  std::vector<std::string> python;
+  bool list_rules = false;
+  double timeout_s = 10;
+};
+
+int run_doctor_cmd(const DoctorCmdOptions& o) {
+  if (o.list_rules) {
+    for (const auto& r : doctor::all_rules())
+      std::printf("%-36s %-5s %s\n", r.code, doctor::severity_name(r.severity), r.checks);
+    return kExitOk;
+  }
+  const Os& os = real_os();
+  Snapshot snap;
+  if (!o.replay.empty()) {
+    std::ifstream f(o.replay, std::ios::binary);
+    if (!f) {
+      std::fprintf(stderr, "gpuready doctor: cannot read %s\n", o.replay.c_str());
+      return kExitUsage;
+    }
+    std::stringstream ss;
+    ss << f.rdbuf();
+    try {
+      snap = snapshot_from_json(nlohmann::json::parse(ss.str()));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gpuready doctor: %s is not a gpuready snapshot: %s\n", o.replay.c_str(), e.what());
+      return kExitUsage;
+    }
+  } else {
+    ProbeOptions opts;
+    opts.python_paths = o.python;
+    opts.child_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+    if (auto self = os.proc.self_path()) opts.driver_probe_argv = {*self, "__probe-driver"};
+    snap = run_probe(os, opts);
+  }
+  doctor::Options dopts;
+  for (auto fw : o.frameworks) dopts.frameworks.push_back(fw == "torch" ? "pytorch" : fw == "tf" ? "tensorflow" : fw);
+  const doctor::Report r = doctor::diagnose(snap, knowledge::Compat::embedded(), dopts);
+  if (o.json) {
+    const std::string text =
+        doctor::report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    std::fputs(render_doctor_console(r, snap).c_str(), stdout);
+  }
+  return r.ready ? kExitOk : kExitProblems;
+}
+
+}  // namespace
+
+int run_doctor_defaults() { return run_doctor_cmd(DoctorCmdOptions{}); }
+
+void setup_doctor(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<DoctorCmdOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "doctor", "Is this machine ready for GPU deep learning? Findings with evidence and exact fixes, in order "
+                "(the default command)");
+  sub->add_flag("--json", o->json, "Print the report as JSON (schema gpuready.doctor/1)");
+  sub->add_option("--replay", o->replay, "Diagnose a saved snapshot (gpuready probe --save FILE) instead of this machine")
+      ->type_name("FILE");
+  sub->add_option("--framework", o->frameworks, "Also give a verdict for this framework (repeatable)")
+      ->check(CLI::IsMember({"tensorflow", "pytorch", "jax", "torch", "tf"}));
+  sub->add_option("--python", o->python, "Also inspect this Python interpreter (repeatable)")->type_name("PATH");
+  sub->add_flag("--list-rules", o->list_rules, "List every rule's code, severity and what it checks");
+  sub->add_option("--timeout", o->timeout_s, "Seconds any child process (driver probe, interpreter) may take")
+      ->check(CLI::Range(0.1, 600.0));
+  sub->callback([o, exit_code] { *exit_code = run_doctor_cmd(*o); });
+}
+
+}  // namespace gpuready::cli

@@ -1,0 +1,235 @@
+// The rule registry, the runner, the per-framework verdicts and the report's JSON.
+#include "doctor/doctor.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "doctor/rules.h"
+
+namespace gpuready::doctor {
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::error: return "error";
+    case Severity::warn: return "warn";
+    case Severity::info: return "info";
+  }
+  return "error";
+}
+
+// ---- helpers shared by the rules -------------------------------------------------------------
+
+bool nvidia_on_bus(const Snapshot& s) {
+  for (const auto& p : s.pci_gpus)
+    if (p.vendor == "nvidia") return true;
+  return false;
+}
+
+std::optional<Version> driver_version(const Snapshot& s) {
+  if (!s.nvidia.driver_version.has()) return std::nullopt;
+  return Version::parse(s.nvidia.driver_version.value());
+}
+
+const DriverStep* driver_step(const Snapshot& s, const std::string& name) {
+  for (const auto& st : s.nvidia.steps)
+    if (st.name == name) return &st;
+  return nullptr;
+}
+
+const DriverStep* nvml_load_step(const Snapshot& s) {
+  for (const auto& st : s.nvidia.steps)  // NVML is loaded before libcuda
+    if (st.name.rfind("load ", 0) == 0) return &st;
+  return nullptr;
+}
+
+std::vector<InstalledFramework> installed_frameworks(const Snapshot& s) {
+  std::vector<InstalledFramework> out;
+  for (const auto& env : s.python) {
+    for (const auto& p : env.packages) {
+      std::string fw;
+      if (p.name == "torch") fw = "pytorch";
+      else if (p.name == "tensorflow" || p.name == "tensorflow-gpu" || p.name == "tensorflow-cpu" ||
+               p.name == "tensorflow-intel")
+        fw = "tensorflow";
+      else if (p.name == "jax") fw = "jax";
+      if (fw.empty()) continue;
+      // One TensorFlow per environment (tensorflow and tensorflow-gpu both installed is a finding of its own).
+      if (std::any_of(out.begin(), out.end(), [&](const auto& i) { return i.env == &env && i.framework == fw; }))
+        continue;
+      out.push_back({&env, &p, fw});
+    }
+  }
+  return out;
+}
+
+const PythonPackage* find_package(const PythonEnv& env, const std::string& name) {
+  for (const auto& p : env.packages)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string env_version(const PythonEnv& env) { return env.version.has() ? env.version.value() : "?"; }
+
+std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows) {
+  return c.os == "windows" ? windows : posix;
+}
+
+std::string target_os(const Snapshot& s) {
+  if (!s.os.family.has()) return "linux";
+  const std::string& f = s.os.family.value();
+  if (f == "linux" && s.os.wsl.has() && s.os.wsl.value() != "none") return "wsl2";
+  return f;
+}
+
+// ---- the registry ---------------------------------------------------------------------------
+
+const std::vector<Rule>& all_rules() {
+  static const std::vector<Rule> rules = {
+      {"gpu.none", Severity::error, "no NVIDIA GPU on the PCI bus and none known to the driver", rule_no_nvidia_gpu},
+      {"wsl.wsl1", Severity::error, "WSL1, which has no GPU access", rule_wsl1},
+      {"driver.nouveau", Severity::error, "the open-source nouveau driver holds the GPU", rule_nouveau},
+      {"driver.not-installed", Severity::error, "an NVIDIA GPU on the bus but no NVIDIA driver library",
+       rule_driver_not_installed},
+      {"driver.mismatch", Severity::error, "NVML: driver/library version mismatch (kernel module older than the libraries)",
+       rule_driver_mismatch},
+      {"driver.module-not-loaded", Severity::error, "the driver's libraries are installed but its kernel module is not loaded",
+       rule_module_not_loaded},
+      {"wsl.linux-driver", Severity::error, "a Linux NVIDIA driver installed inside WSL2", rule_wsl_linux_driver},
+      {"wsl.libcuda", Severity::error, "WSL2: libcuda.so.1 not resolvable from /usr/lib/wsl/lib", rule_wsl_libcuda},
+      {"cuda.visible-devices", Severity::error, "CUDA_VISIBLE_DEVICES hides every GPU", rule_visible_devices_hide_all},
+      {"cuda.driver-too-old-for-framework", Severity::error,
+       "an installed framework's CUDA build needs a newer driver", rule_driver_too_old_for_framework},
+      {"cuda.driver-too-old-for-toolkit", Severity::warn, "an installed CUDA toolkit is newer than the driver runs",
+       rule_driver_too_old_for_toolkit},
+      {"cuda.toolkits-disagree", Severity::warn, "PATH's nvcc and CUDA_HOME/CUDA_PATH name different toolkits",
+       rule_toolkits_disagree},
+      {"cudnn.partial", Severity::error, "a cuDNN copy with sub-libraries missing (copied only in part)",
+       rule_cudnn_partial},
+      {"cudnn.mixed-versions", Severity::error, "a cuDNN folder whose sub-libraries are of different versions",
+       rule_cudnn_mixed},
+      {"torch.cpu-only", Severity::error, "a CPU-only PyTorch wheel on a machine with an NVIDIA GPU",
+       rule_torch_cpu_only},
+      {"tensorflow.both-packages", Severity::error, "tensorflow and tensorflow-gpu installed in one environment",
+       rule_tf_both_packages},
+      {"tensorflow.windows-no-gpu", Severity::error, "TensorFlow >= 2.11 on native Windows (no GPU support)",
+       rule_tf_windows_no_gpu},
+      {"framework.python-unsupported", Severity::error, "a framework release that does not support this Python",
+       rule_python_unsupported},
+      {"framework.no-kernels", Severity::error,
+       "the framework build has no kernels for this GPU's compute capability (\"no kernel image is available\")",
+       rule_no_kernels_for_gpu},
+      {"cpu.no-avx", Severity::error, "TensorFlow wheels need AVX and this CPU has none", rule_cpu_no_avx},
+      {"tensorflow.numpy-too-new", Severity::error, "NumPy 2 with a TensorFlow built against NumPy 1",
+       rule_tf_numpy_too_new},
+      {"health.pcie-width", Severity::warn, "the GPU's PCIe link runs narrower than it can", rule_pcie_width},
+      {"health.throttling", Severity::warn, "the GPU is slowed by heat or power right now", rule_throttling},
+      {"health.memory-in-use", Severity::warn, "most GPU memory is taken by other processes", rule_memory_in_use},
+      {"health.persistence-off", Severity::info, "persistence mode off on a Linux data-center GPU",
+       rule_persistence_off},
+  };
+  return rules;
+}
+
+// ---- the runner -----------------------------------------------------------------------------
+
+namespace {
+
+CudaVersions cuda_versions(const Snapshot& s) {
+  CudaVersions v;
+  v.driver_newest = s.nvidia.cuda_driver_version.has() ? s.nvidia.cuda_driver_version.value() : "";
+  for (const auto& t : s.toolkits) {
+    std::string line = (t.version.has() ? t.version.value() : "?") + " (" + t.root;
+    if (t.is_path_nvcc) line += ", PATH nvcc";
+    v.toolkits.push_back(line + ")");
+  }
+  for (const auto& f : installed_frameworks(s)) {
+    const auto& d = f.package->details;
+    std::string cuda;
+    if (auto it = d.find("cuda"); it != d.end()) cuda = it->second == "none" ? "none (CPU-only build)" : it->second;
+    if (auto it = d.find("cuda_version"); it != d.end()) cuda = it->second;
+    if (f.framework == "jax")
+      for (const auto& p : f.env->packages)  // the CUDA plugin: jax-cuda13-plugin, jax-cuda12-plugin
+        if (auto it = p.details.find("cuda_major"); it != p.details.end() && p.name.rfind("jax-cuda", 0) == 0)
+          cuda = it->second + ".x (" + p.name + ")";
+    v.frameworks.push_back(fmt::format("{} {}: CUDA {} [{}]", f.package->name, f.package->version,
+                                       cuda.empty() ? std::string("?") : cuda, f.env->interpreter));
+  }
+  return v;
+}
+
+int rank(Severity s) { return s == Severity::error ? 0 : s == Severity::warn ? 1 : 2; }
+
+}  // namespace
+
+Report diagnose(const Snapshot& s, const knowledge::Compat& k, const Options& o) {
+  Report r;
+  r.os = target_os(s);
+  const Context c{s, k, r.os};
+  for (const auto& rule : all_rules())
+    for (auto f : rule.run(c)) {
+      f.code = rule.code;
+      f.severity = rule.severity;
+      r.findings.push_back(std::move(f));
+    }
+  std::stable_sort(r.findings.begin(), r.findings.end(),
+                   [](const Finding& a, const Finding& b) { return rank(a.severity) < rank(b.severity); });
+  r.cuda = cuda_versions(s);
+
+  // Verdicts: every framework installed, and each one asked for.
+  auto blocking = [&](const std::string& fw, const std::string& python) {
+    std::vector<std::string> codes;
+    for (const auto& f : r.findings) {
+      if (f.severity != Severity::error) continue;
+      const bool fw_match = f.frameworks.empty() || std::find(f.frameworks.begin(), f.frameworks.end(), fw) != f.frameworks.end();
+      const bool py_match = f.python.empty() || f.python == python;
+      if (fw_match && py_match && std::find(codes.begin(), codes.end(), f.code) == codes.end()) codes.push_back(f.code);
+    }
+    return codes;
+  };
+  for (const auto& f : installed_frameworks(s)) {
+    FrameworkVerdict v{f.framework, f.package->version, f.env->interpreter, false, blocking(f.framework, f.env->interpreter)};
+    v.ready = v.blocking.empty();
+    r.frameworks.push_back(std::move(v));
+  }
+  for (const auto& want : o.frameworks) {
+    if (std::any_of(r.frameworks.begin(), r.frameworks.end(), [&](const auto& v) { return v.name == want; })) continue;
+    FrameworkVerdict v{want, "", "", false, blocking(want, "")};
+    v.blocking.insert(v.blocking.begin(), "framework.not-installed");
+    r.frameworks.push_back(std::move(v));
+  }
+  const bool machine_ok = std::none_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return f.severity == Severity::error && f.frameworks.empty() && f.python.empty();
+  });
+  r.ready = machine_ok && std::all_of(r.frameworks.begin(), r.frameworks.end(), [](const auto& v) { return v.ready; });
+  return r;
+}
+
+nlohmann::json report_to_json(const Report& r) {
+  nlohmann::json j;
+  j["schema"] = kDoctorSchema;
+  j["ready"] = r.ready;
+  j["os"] = r.os;
+  j["frameworks"] = nlohmann::json::array();
+  for (const auto& v : r.frameworks)
+    j["frameworks"].push_back({{"name", v.name},
+                               {"version", v.version},
+                               {"python", v.python},
+                               {"ready", v.ready},
+                               {"blocking", v.blocking}});
+  j["findings"] = nlohmann::json::array();
+  for (const auto& f : r.findings)
+    j["findings"].push_back({{"code", f.code},
+                             {"severity", severity_name(f.severity)},
+                             {"title", f.title},
+                             {"evidence", f.evidence},
+                             {"fix", f.fix},
+                             {"frameworks", f.frameworks},
+                             {"python", f.python}});
+  j["cuda_versions"] = {{"driver_newest", r.cuda.driver_newest},
+                        {"toolkits", r.cuda.toolkits},
+                        {"frameworks", r.cuda.frameworks}};
+  return j;
+}
+
+}  // namespace gpuready::doctor

@@ -1,0 +1,62 @@
+// The rule functions (one file per family) and the helpers they share. Internal to doctor/.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/version.h"
+#include "doctor/doctor.h"
+
+namespace gpuready::doctor {
+
+// Helpers over the snapshot.
+bool nvidia_on_bus(const Snapshot& s);
+std::optional<Version> driver_version(const Snapshot& s);
+// The step of the driver probe with this name, or nullptr.
+const DriverStep* driver_step(const Snapshot& s, const std::string& name);
+// The step that loaded NVML ("load libnvidia-ml.so.1", "load nvml.dll"), or nullptr.
+const DriverStep* nvml_load_step(const Snapshot& s);
+// A framework installed in one environment.
+struct InstalledFramework {
+  const PythonEnv* env;
+  const PythonPackage* package;
+  std::string framework;  // "pytorch" | "tensorflow" | "jax"
+};
+std::vector<InstalledFramework> installed_frameworks(const Snapshot& s);
+const PythonPackage* find_package(const PythonEnv& env, const std::string& name);
+std::string env_version(const PythonEnv& env);  // "3.12.3" or "?"
+// Lines for one OS: Windows gets `windows`, everything else `posix`.
+std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows);
+
+// driver and GPU (rules_driver.cpp)
+std::vector<Finding> rule_no_nvidia_gpu(const Context&);
+std::vector<Finding> rule_driver_not_installed(const Context&);
+std::vector<Finding> rule_nouveau(const Context&);
+std::vector<Finding> rule_driver_mismatch(const Context&);
+std::vector<Finding> rule_module_not_loaded(const Context&);
+std::vector<Finding> rule_wsl1(const Context&);
+std::vector<Finding> rule_wsl_linux_driver(const Context&);
+std::vector<Finding> rule_wsl_libcuda(const Context&);
+std::vector<Finding> rule_visible_devices_hide_all(const Context&);
+// CUDA versions (rules_cuda.cpp)
+std::vector<Finding> rule_driver_too_old_for_toolkit(const Context&);
+std::vector<Finding> rule_driver_too_old_for_framework(const Context&);
+std::vector<Finding> rule_toolkits_disagree(const Context&);
+std::vector<Finding> rule_cudnn_partial(const Context&);
+std::vector<Finding> rule_cudnn_mixed(const Context&);
+// frameworks (rules_frameworks.cpp)
+std::vector<Finding> rule_torch_cpu_only(const Context&);
+std::vector<Finding> rule_tf_both_packages(const Context&);
+std::vector<Finding> rule_tf_windows_no_gpu(const Context&);
+std::vector<Finding> rule_python_unsupported(const Context&);
+std::vector<Finding> rule_no_kernels_for_gpu(const Context&);
+std::vector<Finding> rule_cpu_no_avx(const Context&);
+std::vector<Finding> rule_tf_numpy_too_new(const Context&);
+// GPU health (rules_health.cpp)
+std::vector<Finding> rule_pcie_width(const Context&);
+std::vector<Finding> rule_throttling(const Context&);
+std::vector<Finding> rule_memory_in_use(const Context&);
+std::vector<Finding> rule_persistence_off(const Context&);
+
+}  // namespace gpuready::doctor

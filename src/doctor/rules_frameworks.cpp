@@ -1,0 +1,220 @@
+// Rules about the frameworks installed in each Python environment: the wrong build (CPU-only
+// torch, two TensorFlow packages, TensorFlow >= 2.11 on native Windows), an unsupported
+// Python, a build without kernels for this GPU, a CPU without AVX, NumPy 2 under an older
+// TensorFlow. The exact reinstall command comes from the plan for this machine.
+#include <fmt/format.h>
+
+#include "doctor/rules.h"
+#include "plan/plan.h"
+
+namespace gpuready::doctor {
+namespace {
+
+std::string mm(const Version& v) { return fmt::format("{}.{}", v.major(), v.minor()); }
+
+std::optional<Version> gpu_cc(const Snapshot& s) {
+  for (const auto& g : s.nvidia.gpus)
+    if (g.compute_capability.has()) return Version::parse(g.compute_capability.value());
+  return std::nullopt;
+}
+
+// The plan's pip command for `framework` in this environment, as fix lines.
+std::vector<std::string> reinstall_lines(const Context& c, const std::string& framework, const PythonEnv& env) {
+  plan::PlanInputs in = plan::inputs_from_snapshot(c.k, c.s, "probe", framework, nullptr);
+  in.framework = framework;
+  if (env.version.has())
+    if (auto v = Version::parse(env.version.value())) in.python = Version::of({v->major(), v->minor()});
+  const plan::Plan p = plan::make_plan(c.k, in);
+  if (!p.recommended) return {fmt::format("gpuready plan --framework {}   # nothing fits as is: what to change", framework)};
+  for (const auto& st : p.steps)
+    if (st.title.rfind("Install ", 0) == 0) {
+      std::vector<std::string> out;
+      for (const auto& cmd : st.commands)
+        out.push_back(cmd.rfind("python -m pip", 0) == 0 ? env.interpreter + cmd.substr(6) : cmd);
+      return out;
+    }
+  return {};
+}
+
+}  // namespace
+
+std::vector<Finding> rule_torch_cpu_only(const Context& c) {
+  if (!nvidia_on_bus(c.s) && c.s.nvidia.gpus.empty()) return {};
+  std::vector<Finding> out;
+  for (const auto& f : installed_frameworks(c.s)) {
+    if (f.framework != "pytorch") continue;
+    const auto& d = f.package->details;
+    const auto cuda = d.find("cuda");
+    const auto variant = d.find("variant");
+    const bool cpu = (cuda != d.end() && cuda->second == "none") || (variant != d.end() && variant->second == "cpu");
+    if (!cpu) continue;
+    Finding x;
+    x.title = fmt::format("torch {} is a CPU-only build: torch.cuda.is_available() is False on this GPU machine",
+                          f.package->version);
+    x.evidence = {fmt::format("{} (Python {}): torch {}, CUDA: none", f.env->interpreter, env_version(*f.env),
+                              f.package->version),
+                  "location: " + f.package->location};
+    x.fix = {f.env->interpreter + " -m pip uninstall -y torch torchvision torchaudio"};
+    for (auto& l : reinstall_lines(c, "pytorch", *f.env)) x.fix.push_back(l);
+    x.frameworks = {"pytorch"};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> rule_tf_both_packages(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& env : c.s.python) {
+    const PythonPackage* tf = find_package(env, "tensorflow");
+    const PythonPackage* gpu = find_package(env, "tensorflow-gpu");
+    if (!tf || !gpu) continue;
+    Finding x;
+    x.title = fmt::format("tensorflow {} and tensorflow-gpu {} are both installed: they overwrite each other's files",
+                          tf->version, gpu->version);
+    x.evidence = {tf->location, gpu->location};
+    x.fix = {env.interpreter + " -m pip uninstall -y tensorflow tensorflow-gpu"};
+    for (auto& l : reinstall_lines(c, "tensorflow", env)) x.fix.push_back(l);
+    x.frameworks = {"tensorflow"};
+    x.python = env.interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> rule_tf_windows_no_gpu(const Context& c) {
+  if (c.os != "windows") return {};
+  std::vector<Finding> out;
+  for (const auto& f : installed_frameworks(c.s)) {
+    if (f.framework != "tensorflow") continue;
+    const auto v = Version::parse(f.package->version);
+    if (!v || *v < Version::of({2, 11})) continue;
+    Finding x;
+    x.title = fmt::format("TensorFlow {} has no GPU support on native Windows (the last was 2.10)", f.package->version);
+    x.evidence = {fmt::format("{} (Python {}): {} {}", f.env->interpreter, env_version(*f.env), f.package->name,
+                              f.package->version)};
+    x.fix = {"# use WSL2 (TensorFlow's Linux wheels see the GPU there): gpuready plan --os wsl2 --framework tensorflow",
+             "# or TensorFlow 2.10 with Python <= 3.10: gpuready plan --framework tensorflow --framework-version 2.10"};
+    x.frameworks = {"tensorflow"};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> rule_python_unsupported(const Context& c) {
+  std::vector<Finding> out;
+  const std::string rows_os = c.os == "wsl2" ? "linux" : c.os;
+  for (const auto& f : installed_frameworks(c.s)) {
+    const auto fv = Version::parse(f.package->version);
+    const auto pv = f.env->version.has() ? Version::parse(f.env->version.value()) : std::nullopt;
+    if (!fv || !pv) continue;
+    const Version py = Version::of({pv->major(), pv->minor()});
+    std::optional<Version> lo, hi;
+    auto widen = [&](const Version& a, const Version& b) {
+      if (!lo || a < *lo) lo = a;
+      if (!hi || b > *hi) hi = b;
+    };
+    if (f.framework == "tensorflow") {
+      for (const auto& r : c.k.tensorflow)
+        if (mm(r.version) == mm(*fv) && r.os == rows_os) widen(r.python_min, r.python_max);
+    } else if (f.framework == "pytorch") {
+      for (const auto& r : c.k.pytorch)
+        if (Version::of({r.version.major(), r.version.minor(), r.version.patch()}) == Version::of({fv->major(), fv->minor(), fv->patch()}))
+          widen(r.python_min, r.python_max);
+    } else {
+      for (const auto& r : c.k.jax)
+        if (r.version == *fv) widen(r.python_min, r.python_max);
+    }
+    if (!lo || (py >= Version::of({lo->major(), lo->minor()}) && py <= Version::of({hi->major(), hi->minor()}))) continue;
+    Finding x;
+    x.title = fmt::format("{} {} supports Python {}-{}, but this environment is Python {}", f.package->name,
+                          f.package->version, mm(*lo), mm(*hi), mm(py));
+    x.evidence = {fmt::format("{} (Python {})", f.env->interpreter, env_version(*f.env))};
+    x.fix = {fmt::format("# a Python {}-{} environment for {} {}, or the release that supports Python {}:", mm(*lo), mm(*hi),
+                         f.package->name, f.package->version, mm(py))};
+    for (auto& l : reinstall_lines(c, f.framework, *f.env)) x.fix.push_back(l);
+    x.frameworks = {f.framework};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
+  const auto cc = gpu_cc(c.s);
+  if (!cc) return {};
+  const int g = knowledge::sm_of(*cc);
+  std::vector<Finding> out;
+  for (const auto& f : installed_frameworks(c.s)) {
+    if (f.framework != "pytorch") continue;
+    const auto fv = Version::parse(f.package->version);
+    const auto variant = f.package->details.find("variant");
+    if (!fv || variant == f.package->details.end()) continue;
+    for (const auto& r : c.k.pytorch) {
+      if (r.variant != variant->second || r.sm.empty() ||
+          Version::of({r.version.major(), r.version.minor(), r.version.patch()}) != Version::of({fv->major(), fv->minor(), fv->patch()}))
+        continue;
+      if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
+      std::string list;
+      for (int s : r.sm) list += (list.empty() ? "sm_" : " sm_") + std::to_string(s);
+      Finding x;
+      x.title = fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for execution "
+                            "on the device\"",
+                            f.package->version, g);
+      x.evidence = {fmt::format("the {} wheels of torch {} ship {}{}", r.variant, r.version.str(), list, r.ptx ? " + PTX" : ""),
+                    fmt::format("GPU compute capability {}", mm(*cc))};
+      x.fix = {f.env->interpreter + " -m pip uninstall -y torch torchvision torchaudio"};
+      for (auto& l : reinstall_lines(c, "pytorch", *f.env)) x.fix.push_back(l);
+      x.frameworks = {"pytorch"};
+      x.python = f.env->interpreter;
+      out.push_back(std::move(x));
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<Finding> rule_cpu_no_avx(const Context& c) {
+  if (!c.s.cpu.isa.has()) return {};
+  const auto& isa = c.s.cpu.isa.value();
+  const auto avx = isa.find("avx");
+  if (avx == isa.end() || avx->second) return {};
+  if (c.s.os.arch.has() && c.s.os.arch.value() != "x86_64" && c.s.os.arch.value() != "AMD64") return {};
+  std::vector<Finding> out;
+  for (const auto& f : installed_frameworks(c.s)) {
+    if (f.framework != "tensorflow") continue;
+    Finding x;
+    x.title = "This CPU has no AVX: TensorFlow's wheels (since 1.6) stop at import with \"Illegal instruction\"";
+    x.evidence = {"CPU: " + (c.s.cpu.model.has() ? c.s.cpu.model.value() : std::string("?")) + " (no avx flag)",
+                  fmt::format("{} {} in {}", f.package->name, f.package->version, f.env->interpreter)};
+    x.fix = {"# use a TensorFlow built without AVX (e.g. conda-forge's, or built from source), or another machine"};
+    x.frameworks = {"tensorflow"};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> rule_tf_numpy_too_new(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& f : installed_frameworks(c.s)) {
+    if (f.framework != "tensorflow") continue;
+    const PythonPackage* np = find_package(*f.env, "numpy");
+    const auto tv = Version::parse(f.package->version);
+    const auto nv = np ? Version::parse(np->version) : std::nullopt;
+    if (!tv || !nv || *tv >= Version::of({2, 18}) || nv->major() < 2) continue;
+    Finding x;
+    x.title = fmt::format("NumPy {} with TensorFlow {}: TensorFlow before 2.18 was built against NumPy 1.x and fails "
+                          "to import (\"A module that was compiled using NumPy 1.x cannot be run in NumPy 2\")",
+                          np->version, f.package->version);
+    x.evidence = {fmt::format("{}: numpy {}, {} {}", f.env->interpreter, np->version, f.package->name, f.package->version)};
+    x.fix = {f.env->interpreter + " -m pip install \"numpy<2\""};
+    x.frameworks = {"tensorflow"};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+}  // namespace gpuready::doctor
