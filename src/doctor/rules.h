@@ -45,6 +45,10 @@ std::vector<Finding> rule_driver_too_old_for_framework(const Context&);
 std::vector<Finding> rule_toolkits_disagree(const Context&);
 std::vector<Finding> rule_cudnn_partial(const Context&);
 std::vector<Finding> rule_cudnn_mixed(const Context&);
+// libraries a framework loads by name (rules_libraries.cpp)
+std::vector<Finding> rule_library_not_found(const Context&);
+std::vector<Finding> rule_library_not_installed(const Context&);
+std::vector<Finding> rule_cudnn_older_than_built(const Context&);
 // frameworks (rules_frameworks.cpp)
 std::vector<Finding> rule_torch_cpu_only(const Context&);
 std::vector<Finding> rule_tf_both_packages(const Context&);

@@ -123,6 +123,38 @@ const std::vector<Case>& cases() {
       {"cudnn.mixed-versions",
        [](Snapshot& s) { s.libraries.cudnn_sets[1].consistent = false; s.libraries.cudnn_sets[1].versions["cudnn_ops"] = "9.1.0"; },
        [](Snapshot& s) { s.libraries.cudnn_sets[0].consistent = false; }},
+      {"library.not-found",
+       [](Snapshot& s) {
+         add_package(s, "tensorflow", "2.10.0");
+         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
+         LibraryCopy cp;
+         cp.library = "cudart";
+         cp.soname = "libcudart.so.11.0";
+         cp.file_name = "libcudart.so.11.2.152";
+         cp.path = "/usr/local/cuda-11.2/lib64/libcudart.so.11.2.152";
+         s.libraries.copies.push_back(cp);
+         for (auto& r : s.libraries.resolutions)
+           if (r.soname == "libcudart.so.11.0") r.path = Fact<std::string>::unknown("not found by the loader");
+       },
+       [](Snapshot& s) {  // the same copy, found by the loader
+         add_package(s, "tensorflow", "2.10.0");
+         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
+         for (auto& r : s.libraries.resolutions)
+           if (r.soname == "libcudart.so.11.0") r.path = std::string("/usr/local/cuda-11.2/lib64/libcudart.so.11.0");
+       }},
+      {"library.not-installed",
+       [](Snapshot& s) { add_package(s, "tensorflow", "2.10.0");
+                         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}}; },
+       [](Snapshot& s) { add_package(s, "tensorflow", "2.10.0");  // the pip CUDA 11 wheels bring them
+                         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
+                         add_package(s, "nvidia-cuda-runtime-cu11", "11.8.89"); }},
+      {"cudnn.older-than-built",
+       [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0");
+                         venv(s).packages.back().details = {{"cuda_version", "12.5.1"}, {"cudnn_version", "9.3"}};
+                         add_package(s, "nvidia-cudnn-cu12", "9.1.0.70"); },
+       [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0");
+                         venv(s).packages.back().details = {{"cuda_version", "12.5.1"}, {"cudnn_version", "9.3"}};
+                         add_package(s, "nvidia-cudnn-cu12", "9.3.0.75"); }},
       {"torch.cpu-only",
        [](Snapshot& s) { auto& t = package(s, "torch"); t.version = "2.11.0+cpu"; t.details = {{"cuda", "none"}, {"variant", "cpu"}}; },
        [](Snapshot& s) { auto& t = package(s, "torch"); t.version = "2.11.0+cu128"; t.details = {{"cuda", "12.8"}, {"variant", "cu128"}}; }},
