@@ -20,6 +20,8 @@ int run_doctor_defaults();
 void setup_doctor(CLI::App& app, int* exit_code);
 // Registers `plan` (exit 0: a stack fits, 1: none fits, 2: bad flags or input).
 void setup_plan(CLI::App& app, int* exit_code);
+// Registers `explain` (exit 0: recognised, 1: not recognised, 2: unreadable input).
+void setup_explain(CLI::App& app, int* exit_code);
 // Registers the hidden `__probe-driver` used to talk to the driver in an isolated child.
 void setup_probe_driver(CLI::App& app, int* exit_code);
 

@@ -61,7 +61,9 @@ int run_doctor_cmd(const DoctorCmdOptions& o) {
         doctor::report_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    std::fputs(render_doctor_console(r, snap).c_str(), stdout);
+    ConsoleStyle style;
+    style.color = stdout_wants_color();
+    std::fputs(render_doctor_console(r, snap, style).c_str(), stdout);
   }
   return r.ready ? kExitOk : kExitProblems;
 }

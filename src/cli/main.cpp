@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   setup_probe(app, &exit_code);
   setup_plan(app, &exit_code);
   setup_doctor(app, &exit_code);
+  setup_explain(app, &exit_code);
   setup_probe_driver(app, &exit_code);
   try {
     app.parse(argc, argv);

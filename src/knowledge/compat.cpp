@@ -215,6 +215,27 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
     }
     if (!t.ok()) return std::nullopt;
   }
+  {
+    RowReader t(k, "error_signatures", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      ErrorSignatureRow row{t.text(r, "code"), t.text(r, "title"),   t.text(r, "pattern"), t.text(r, "example"),
+                            t.text(r, "variant"), t.text(r, "cause"), {},                   t.text(r, "notes")};
+      std::string fix = t.text(r, "fix");
+      for (size_t pos = 0; pos <= fix.size();) {
+        const size_t next = fix.find(";;", pos);
+        const std::string line(parse::trim(std::string_view(fix).substr(pos, next == std::string::npos ? std::string::npos : next - pos)));
+        if (!line.empty()) row.fix.push_back(line);
+        if (next == std::string::npos) break;
+        pos = next + 2;
+      }
+      if (t.ok() && (row.code.empty() || row.pattern.empty())) {
+        if (error) *error = "error_signatures.csv line " + std::to_string(t.line(r)) + ": code and pattern are required";
+        return std::nullopt;
+      }
+      c.error_signatures.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
   auto newest_first = [](auto& rows, auto key) {
     std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return key(a) > key(b); });
   };

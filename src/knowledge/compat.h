@@ -98,6 +98,17 @@ struct JaxRow {
   int line = 0;
 };
 
+// A known failure as users paste it (explain): error_signatures.csv.
+struct ErrorSignatureRow {
+  std::string code;     // "dso.tf-dll-missing"
+  std::string title;
+  std::string pattern;  // ECMAScript regular expression, matched case-insensitively per line
+  std::string example, variant;  // real reports' texts (the tests match them)
+  std::string cause;
+  std::vector<std::string> fix;  // the table's " ;; "-separated lines
+  std::string notes;
+};
+
 class Compat {
  public:
   // Typed view of k. nullopt with *error ("pytorch.csv line 12: python_min \"3.x\" is not a version").
@@ -139,6 +150,7 @@ class Compat {
   std::vector<TensorflowRow> tensorflow;   // newest first
   std::vector<PytorchRow> pytorch;         // newest first
   std::vector<JaxRow> jax;                 // newest first
+  std::vector<ErrorSignatureRow> error_signatures;  // table order: specific before generic
 };
 
 // Whether kernels built for `sm` (with PTX of the newest when `ptx`) run on a GPU of sm `g`.

@@ -13,9 +13,9 @@
 namespace gpuready::knowledge {
 
 // The tables gpuready needs; a data folder must provide each of them.
-inline constexpr const char* kTableNames[] = {"cuda_driver",  "cuda_minor_compat", "cuda_arch",  "gpus",
-                                              "cudnn",        "library_names",     "tensorflow", "pytorch",
-                                              "jax"};
+inline constexpr const char* kTableNames[] = {"cuda_driver", "cuda_minor_compat", "cuda_arch",  "gpus",
+                                              "cudnn",       "library_names",     "tensorflow", "pytorch",
+                                              "jax",         "error_signatures"};
 
 class Knowledge {
  public:

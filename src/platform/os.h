@@ -110,6 +110,10 @@ struct HostInfo {
 };
 HostInfo host_info();
 
+// Whether standard output is a terminal that shows ANSI colours (on Windows this also turns
+// the console's VT processing on). NO_COLOR set, or TERM=dumb, means no.
+bool stdout_wants_color();
+
 // Path helpers that know the OS separator.
 char path_separator();        // '/' or '\\'
 char path_list_separator();   // ':' or ';' (PATH, LD_LIBRARY_PATH)

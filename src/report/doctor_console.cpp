@@ -7,15 +7,32 @@
 namespace gpuready {
 namespace {
 
-void finding(std::string& o, int n, const doctor::Finding& f) {
-  o += fmt::format("  {}. {} [{}]\n", n, f.title, f.code);
+// ANSI colour codes, only when the style asks for them.
+struct Paint {
+  bool on;
+  std::string operator()(const char* code, const std::string& s) const {
+    return on ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
+  }
+};
+constexpr const char* kRed = "1;31";
+constexpr const char* kGreen = "1;32";
+constexpr const char* kYellow = "1;33";
+constexpr const char* kCyan = "36";
+constexpr const char* kBold = "1";
+
+void finding(std::string& o, int n, const doctor::Finding& f, const Paint& paint) {
+  const char* colour = f.severity == doctor::Severity::error  ? kRed
+                       : f.severity == doctor::Severity::warn ? kYellow
+                                                              : kCyan;
+  o += fmt::format("  {} {} [{}]\n", paint(colour, std::to_string(n) + "."), f.title, f.code);
   for (const auto& e : f.evidence) o += "       seen: " + e + "\n";
   for (const auto& x : f.fix) o += "       " + x + "\n";
 }
 
 }  // namespace
 
-std::string render_doctor_console(const doctor::Report& r, const Snapshot& s) {
+std::string render_doctor_console(const doctor::Report& r, const Snapshot& s, const ConsoleStyle& style) {
+  const Paint paint{style.color};
   std::string o;
   std::string gpu = "no NVIDIA GPU";
   if (!s.nvidia.gpus.empty() && s.nvidia.gpus.front().name.has()) {
@@ -26,9 +43,10 @@ std::string render_doctor_console(const doctor::Report& r, const Snapshot& s) {
   const std::string driver = s.nvidia.driver_version.has() ? "driver " + s.nvidia.driver_version.value() : "no driver";
   o += fmt::format("gpuready: {} · {} · {}\n\n", osname, gpu, driver);
 
-  o += r.ready ? "READY for GPU deep learning\n" : "NOT READY for GPU deep learning\n";
+  o += r.ready ? paint(kGreen, "READY") : paint(kRed, "NOT READY");
+  o += " for GPU deep learning\n";
   for (const auto& v : r.frameworks) {
-    std::string state = v.ready ? "ready" : "not ready";
+    std::string state = v.ready ? paint(kGreen, "ready") : paint(kRed, "not ready");
     if (!v.ready && !v.blocking.empty()) {
       state += " (";
       for (size_t i = 0; i < v.blocking.size(); ++i) state += (i ? ", " : "") + v.blocking[i];
@@ -39,7 +57,7 @@ std::string render_doctor_console(const doctor::Report& r, const Snapshot& s) {
   }
   if (r.frameworks.empty()) o += "  no TensorFlow, PyTorch or JAX found in the Python environments (gpuready plan)\n";
 
-  o += "\nCUDA versions (three different things)\n";
+  o += "\n" + paint(kBold, "CUDA versions (three different things)") + "\n";
   o += "  the driver runs CUDA up to: " + (r.cuda.driver_newest.empty() ? std::string("unknown") : r.cuda.driver_newest) +
        "  (nvidia-smi's \"CUDA Version\")\n";
   if (r.cuda.toolkits.empty()) o += "  toolkits installed: none (frameworks' pip wheels bring their own CUDA)\n";
@@ -53,14 +71,14 @@ std::string render_doctor_console(const doctor::Report& r, const Snapshot& s) {
       info = true;
       continue;
     }
-    if (!todo) o += "\nDo this, in order\n";
+    if (!todo) o += "\n" + paint(kBold, "Do this, in order") + "\n";
     todo = true;
-    finding(o, ++n, f);
+    finding(o, ++n, f, paint);
   }
   if (info) {
-    o += "\nWorth knowing\n";
+    o += "\n" + paint(kBold, "Worth knowing") + "\n";
     for (const auto& f : r.findings)
-      if (f.severity == doctor::Severity::info) finding(o, ++n, f);
+      if (f.severity == doctor::Severity::info) finding(o, ++n, f, paint);
   }
   return o;
 }

@@ -5,9 +5,10 @@
 #include <string>
 
 #include "doctor/doctor.h"
+#include "report/console.h"
 
 namespace gpuready {
 
-std::string render_doctor_console(const doctor::Report& r, const Snapshot& s);
+std::string render_doctor_console(const doctor::Report& r, const Snapshot& s, const ConsoleStyle& style = {});
 
 }  // namespace gpuready

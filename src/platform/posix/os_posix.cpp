@@ -1,4 +1,7 @@
 // The real POSIX Os bundle and host facts from uname/sysinfo.
+#include <cstdlib>
+#include <string>
+
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -30,6 +33,13 @@ HostInfo host_info() {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   if (n > 0) h.logical_cpus = static_cast<int>(n);
   return h;
+}
+
+bool stdout_wants_color() {
+  if (std::getenv("NO_COLOR")) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::string(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO) == 1;
 }
 
 }  // namespace gpuready

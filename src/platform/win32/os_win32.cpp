@@ -2,6 +2,7 @@
 // GlobalMemoryStatusEx, GetComputerNameExW) and the UTF-8/UTF-16, long-path and error-text
 // helpers every win32 seam shares.
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 
 #include "platform/win32/win32_os.h"
@@ -187,6 +188,18 @@ HostInfo host_info() {
   }
   if (cpus > 0) h.logical_cpus = static_cast<int>(cpus);
   return h;
+}
+
+#ifndef ENABLE_VIRTUAL_TERMINAL_PROCESSING
+#define ENABLE_VIRTUAL_TERMINAL_PROCESSING 0x0004
+#endif
+
+bool stdout_wants_color() {
+  if (std::getenv("NO_COLOR")) return false;
+  HANDLE out = ::GetStdHandle(STD_OUTPUT_HANDLE);
+  DWORD mode = 0;
+  if (out == INVALID_HANDLE_VALUE || !::GetConsoleMode(out, &mode)) return false;  // a pipe or a file
+  return ::SetConsoleMode(out, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
 }  // namespace gpuready

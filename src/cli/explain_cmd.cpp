@@ -1,0 +1,93 @@
+// `gpuready explain`: paste an error (as arguments, --file, or on standard input) and get the
+// known failure it is, the real cause and the fix, with this machine's facts where they help.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "doctor/explain.h"
+#include "probe/probe.h"
+
+namespace gpuready::cli {
+namespace {
+
+struct ExplainCmdOptions {
+  std::vector<std::string> text;
+  std::string file;
+  bool json = false;
+  bool no_probe = false;
+};
+
+std::string render(const std::vector<doctor::ExplainMatch>& matches) {
+  std::string o;
+  if (matches.empty()) {
+    return "Not recognised: this text matches none of gpuready's known failures.\n"
+           "  gpuready doctor                 # what is wrong with this machine, with fixes\n"
+           "  gpuready probe --save me.json   # every fact, to send to whoever helps you\n";
+  }
+  o += fmt::format("Recognised {} known failure{}:\n", matches.size(), matches.size() == 1 ? "" : "s");
+  int n = 0;
+  for (const auto& m : matches) {
+    o += fmt::format("\n{}. {} [{}]{}\n", ++n, m.title, m.code, m.harmless ? " (harmless)" : "");
+    o += "   cause: " + m.cause + "\n";
+    for (const auto& e : m.evidence) o += "   seen: " + e + "\n";
+    if (!m.fix.empty()) o += "   fix:\n";
+    for (const auto& f : m.fix) o += "     " + f + "\n";
+  }
+  return o;
+}
+
+int run_explain_cmd(const ExplainCmdOptions& o) {
+  std::string text;
+  if (!o.file.empty()) {
+    std::ifstream f(o.file, std::ios::binary);
+    if (!f) {
+      std::fprintf(stderr, "gpuready explain: cannot read %s\n", o.file.c_str());
+      return kExitUsage;
+    }
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    text = ss.str();
+  } else if (!o.text.empty()) {
+    for (const auto& t : o.text) text += t + "\n";
+  } else {
+    if (stdout_wants_color()) std::fputs("Paste the error, then Ctrl-D (Ctrl-Z Enter on Windows):\n", stderr);
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::optional<Snapshot> snap;
+  if (!o.no_probe) {
+    const Os& os = real_os();
+    ProbeOptions opts;
+    opts.cuda_init = CudaInitPolicy::never;
+    if (auto self = os.proc.self_path()) opts.driver_probe_argv = {*self, "__probe-driver"};
+    snap = run_probe(os, opts);
+  }
+  const auto matches = doctor::Explainer::embedded().explain(text, snap ? &*snap : nullptr);
+  if (o.json) {
+    const std::string out = doctor::explain_to_json(matches).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    std::fputs(render(matches).c_str(), stdout);
+  }
+  return matches.empty() ? kExitProblems : kExitOk;
+}
+
+}  // namespace
+
+void setup_explain(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ExplainCmdOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "explain", "Paste an error (arguments, --file, or standard input): the known failure it is, its cause and the fix");
+  sub->add_option("text", o->text, "The error text (quote it); without it, --file or standard input is read");
+  sub->add_option("--file", o->file, "Read the error text from FILE (a log)")->type_name("FILE");
+  sub->add_flag("--json", o->json, "Print the matches as JSON (schema gpuready.explain/1)");
+  sub->add_flag("--no-probe", o->no_probe, "Do not look at this machine (only the text is used)");
+  sub->callback([o, exit_code] { *exit_code = run_explain_cmd(*o); });
+}
+
+}  // namespace gpuready::cli

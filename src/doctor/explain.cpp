@@ -1,0 +1,142 @@
+// Matching pasted errors against the signature table, line by line, and adding what this
+// machine's snapshot says about the libraries and versions the error names.
+#include "doctor/explain.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "parse/ascii.h"
+
+namespace gpuready::doctor {
+namespace {
+
+// Rows whose wording is generic: they count only when the paste is about TensorFlow
+// (error_signatures.csv notes of these rows).
+bool needs_tensorflow(const std::string& code) { return code == "tf.illegal-instruction" || code == "tf.dll-load-failed"; }
+
+std::string base_name(const std::string& path) {
+  const auto pos = path.find_last_of("/\\");
+  return pos == std::string::npos ? path : path.substr(pos + 1);
+}
+
+// What the machine says about a library file name the error mentions.
+void library_facts(const Snapshot& s, const std::string& name, std::vector<std::string>& out) {
+  const std::string want = parse::ascii_lower(base_name(name));
+  std::vector<std::string> where;
+  for (const auto& c : s.libraries.copies)
+    if (parse::ascii_lower(c.file_name) == want || parse::ascii_lower(c.soname) == want) where.push_back(c.path);
+  bool resolved = false;
+  for (const auto& r : s.libraries.resolutions)
+    if (parse::ascii_lower(r.soname) == want && r.path.has()) {
+      out.push_back(fmt::format("this machine: the loader finds {} at {} (via {})", r.soname, r.path.value(), r.via));
+      resolved = true;
+    }
+  if (where.empty()) {
+    out.push_back(fmt::format("this machine: no copy of {} was found", base_name(name)));
+    return;
+  }
+  for (const auto& w : where) out.push_back("this machine: " + base_name(name) + " is at " + w);
+  if (!resolved) out.push_back("this machine: but the loader does not search that folder (see the fix)");
+}
+
+}  // namespace
+
+Explainer::Explainer(const knowledge::Compat& k) : k_(k) {
+  for (const auto& row : k.error_signatures) {
+    try {
+      sigs_.push_back({&row, std::regex(row.pattern, std::regex::ECMAScript | std::regex::icase | std::regex::optimize),
+                       row.pattern.find("\\s") != std::string::npos});
+    } catch (const std::regex_error& e) {
+      throw std::logic_error("error signature " + row.code + ": the pattern does not compile: " + e.what());
+    }
+  }
+}
+
+const Explainer& Explainer::embedded() {
+  static const Explainer e(knowledge::Compat::embedded());
+  return e;
+}
+
+std::vector<ExplainMatch> Explainer::explain(std::string_view text, const Snapshot* machine) const {
+  if (text.size() > kMaxBytes) text = text.substr(0, kMaxBytes);
+  const bool about_tf = parse::ascii_lower(text).find("tensorflow") != std::string::npos;
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos <= text.size();) {
+    const size_t nl = text.find('\n', pos);
+    std::string line(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > kMaxLine) line.resize(kMaxLine);  // std::regex recurses per character
+    lines.push_back(std::move(line));
+  }
+  std::vector<ExplainMatch> out;
+  std::vector<std::string> seen_codes;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (parse::trim(line).empty()) continue;
+    // Some messages wrap over lines (NumPy's, JAX's cuDNN list): patterns that allow
+    // whitespace also try this line with the next four, when the match starts on this line.
+    std::string window = line;
+    for (size_t j = i + 1; j < lines.size() && j < i + 5; ++j) window += "\n" + lines[j];
+    for (const auto& sig : sigs_) {
+      std::smatch m;
+      bool hit = std::regex_search(line, m, sig.re);
+      if (!hit && sig.multiline && window.size() > line.size()) {
+        hit = std::regex_search(window, m, sig.re) && static_cast<size_t>(m.position(0)) < line.size();
+      }
+      if (!hit) continue;
+      if (needs_tensorflow(sig.row->code) && !about_tf) continue;
+      if (std::find(seen_codes.begin(), seen_codes.end(), sig.row->code) != seen_codes.end()) break;
+      seen_codes.push_back(sig.row->code);
+      ExplainMatch x;
+      x.code = sig.row->code;
+      x.title = sig.row->title;
+      x.cause = sig.row->cause;
+      x.fix = sig.row->fix;
+      x.harmless = parse::ascii_lower(sig.row->cause).rfind("harmless", 0) == 0;
+      const std::string shown(parse::trim(line));
+      x.evidence.push_back("your text: " + (shown.size() > 300 ? shown.substr(0, 300) + "..." : shown));
+      for (size_t g = 1; g < m.size(); ++g) x.groups.push_back(m[g].matched ? m[g].str() : "");
+      if (machine) {
+        // Library file names in the matched text: "libcudnn.so.8", "cudart64_110.dll".
+        static const std::regex lib_name(R"([A-Za-z0-9_+-]+(\.so(\.[0-9]+)*|\.dll)\b)", std::regex::icase);
+        std::vector<std::string> libs;
+        const std::string matched = m[0].str();
+        for (auto it = std::sregex_iterator(matched.begin(), matched.end(), lib_name); it != std::sregex_iterator(); ++it)
+          if (std::find(libs.begin(), libs.end(), it->str()) == libs.end()) libs.push_back(it->str());
+        for (const auto& l : libs) library_facts(*machine, l, x.evidence);
+        const bool about_driver = x.code.find("driver") != std::string::npos || x.code == "cuda.unsupported-ptx";
+        if (about_driver && machine->nvidia.driver_version.has())
+          x.evidence.push_back(fmt::format("this machine: driver {}, which runs CUDA up to {}",
+                                           machine->nvidia.driver_version.value(),
+                                           machine->nvidia.cuda_driver_version.has()
+                                               ? machine->nvidia.cuda_driver_version.value()
+                                               : std::string("?")));
+      }
+      out.push_back(std::move(x));
+      break;  // one signature per line: the first (most specific) in table order
+    }
+  }
+  std::stable_partition(out.begin(), out.end(), [](const ExplainMatch& m) { return !m.harmless; });
+  return out;
+}
+
+nlohmann::json explain_to_json(const std::vector<ExplainMatch>& matches) {
+  nlohmann::json j;
+  j["schema"] = kExplainSchema;
+  j["recognised"] = !matches.empty();
+  j["matches"] = nlohmann::json::array();
+  for (const auto& m : matches)
+    j["matches"].push_back({{"code", m.code},
+                            {"title", m.title},
+                            {"cause", m.cause},
+                            {"fix", m.fix},
+                            {"evidence", m.evidence},
+                            {"groups", m.groups},
+                            {"harmless", m.harmless}});
+  return j;
+}
+
+}  // namespace gpuready::doctor
