@@ -43,7 +43,7 @@ void library_facts(const Snapshot& s, const std::string& name, std::vector<std::
 
 }  // namespace
 
-Explainer::Explainer(const knowledge::Compat& k) : k_(k) {
+Explainer::Explainer(const knowledge::Compat& k) {
   for (const auto& row : k.error_signatures) {
     try {
       sigs_.push_back({&row, std::regex(row.pattern, std::regex::ECMAScript | std::regex::icase | std::regex::optimize),

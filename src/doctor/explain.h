@@ -46,7 +46,6 @@ class Explainer {
     std::regex re;
     bool multiline;  // the pattern allows whitespace, so a wrapped message can match over lines
   };
-  const knowledge::Compat& k_;
   std::vector<Compiled> sigs_;
 };
 
