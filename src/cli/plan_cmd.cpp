@@ -101,7 +101,7 @@ int run_plan_cmd(const PlanCmdOptions& o) {
   if (!o.python.empty()) {
     auto v = parse_flag_version(o.python, 2);
     if (!v || v->major() != 3) return usage("--python \"" + o.python + "\" is not a Python 3 version like 3.10");
-    flags.python = Version::of({v->major(), v->minor()});
+    flags.python = v->major_minor();
   }
   if (!o.cuda.empty() && !(flags.cuda = parse_flag_version(o.cuda, 1)))
     return usage("--cuda \"" + o.cuda + "\" is not a CUDA version like 12.4");

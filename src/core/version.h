@@ -26,6 +26,8 @@ struct Version {
   [[nodiscard]] long major() const { return parts.empty() ? 0 : parts[0]; }
   [[nodiscard]] long minor() const { return parts.size() > 1 ? parts[1] : 0; }
   [[nodiscard]] long patch() const { return parts.size() > 2 ? parts[2] : 0; }
+  // The first two numbers only: 12.4.1 -> 12.4, 546.33 -> 546.33, "9" -> 9.0 (str() gives "12.4").
+  [[nodiscard]] Version major_minor() const { return of({major(), minor()}); }
   [[nodiscard]] std::string str() const;  // numbers joined by '.' as written (leading zeros kept), suffix appended
 
   // Compares the numeric parts only; missing parts count as 0 ("12.4" == "12.4.0").

@@ -11,12 +11,11 @@ knowledge::DriverOs driver_os(const Context& c) {
   return c.os == "linux" ? knowledge::DriverOs::linux : knowledge::DriverOs::windows;
 }
 
-std::string mm(const Version& v) { return fmt::format("{}.{}", v.major(), v.minor()); }
-
 // "driver 470.82.01 runs CUDA <= 11.4"
 std::string reach(const Context& c, const Version& d) {
   const auto n = c.k.newest_cuda(d, driver_os(c));
-  return n ? fmt::format("driver {} runs CUDA <= {}", d.str(), mm(*n)) : fmt::format("driver {} is older than CUDA 8", d.str());
+  return n ? fmt::format("driver {} runs CUDA <= {}", d.str(), n->major_minor().str())
+           : fmt::format("driver {} is older than CUDA 8", d.str());
 }
 
 // The CUDA a framework package was built for, from the probe's details.
@@ -62,8 +61,8 @@ std::vector<Finding> rule_driver_too_old_for_framework(const Context& c) {
     const auto need = c.k.required_driver(cuda, driver_os(c));
     if (!need || *d >= *need) return;
     Finding x;
-    x.title = fmt::format("{} is built for CUDA {}, which needs driver >= {}; this {}", what, mm(cuda), need->str(),
-                          reach(c, *d));
+    x.title = fmt::format("{} is built for CUDA {}, which needs driver >= {}; this {}", what, cuda.major_minor().str(),
+                          need->str(), reach(c, *d));
     x.evidence = {fmt::format("{} in {} (Python {})", what, env.interpreter, env_version(env)),
                   "driver " + d->str() + (c.s.nvidia.cuda_driver_version.has()
                                                ? " (newest CUDA " + c.s.nvidia.cuda_driver_version.value() + ")"

@@ -10,8 +10,6 @@
 namespace gpuready::doctor {
 namespace {
 
-std::string mm(const Version& v) { return fmt::format("{}.{}", v.major(), v.minor()); }
-
 std::optional<Version> gpu_cc(const Snapshot& s) {
   for (const auto& g : s.nvidia.gpus)
     if (g.compute_capability.has()) return Version::parse(g.compute_capability.value());
@@ -23,7 +21,7 @@ std::vector<std::string> reinstall_lines(const Context& c, const std::string& fr
   plan::PlanInputs in = plan::inputs_from_snapshot(c.k, c.s, "probe", framework, nullptr);
   in.framework = framework;
   if (env.version.has())
-    if (auto v = Version::parse(env.version.value())) in.python = Version::of({v->major(), v->minor()});
+    if (auto v = Version::parse(env.version.value())) in.python = v->major_minor();
   const plan::Plan p = plan::make_plan(c.k, in);
   if (!p.recommended) return {fmt::format("gpuready plan --framework {}   # nothing fits as is: what to change", framework)};
   for (const auto& st : p.steps)
@@ -109,7 +107,7 @@ std::vector<Finding> rule_python_unsupported(const Context& c) {
     const auto fv = Version::parse(f.package->version);
     const auto pv = f.env->version.has() ? Version::parse(f.env->version.value()) : std::nullopt;
     if (!fv || !pv) continue;
-    const Version py = Version::of({pv->major(), pv->minor()});
+    const Version py = pv->major_minor();
     std::optional<Version> lo, hi;
     auto widen = [&](const Version& a, const Version& b) {
       if (!lo || a < *lo) lo = a;
@@ -117,7 +115,7 @@ std::vector<Finding> rule_python_unsupported(const Context& c) {
     };
     if (f.framework == "tensorflow") {
       for (const auto& r : c.k.tensorflow)
-        if (mm(r.version) == mm(*fv) && r.os == rows_os) widen(r.python_min, r.python_max);
+        if (r.version.major_minor() == fv->major_minor() && r.os == rows_os) widen(r.python_min, r.python_max);
     } else if (f.framework == "pytorch") {
       for (const auto& r : c.k.pytorch)
         if (Version::of({r.version.major(), r.version.minor(), r.version.patch()}) == Version::of({fv->major(), fv->minor(), fv->patch()}))
@@ -126,13 +124,14 @@ std::vector<Finding> rule_python_unsupported(const Context& c) {
       for (const auto& r : c.k.jax)
         if (r.version == *fv) widen(r.python_min, r.python_max);
     }
-    if (!lo || (py >= Version::of({lo->major(), lo->minor()}) && py <= Version::of({hi->major(), hi->minor()}))) continue;
+    if (!lo || (py >= lo->major_minor() && py <= hi->major_minor())) continue;
     Finding x;
     x.title = fmt::format("{} {} supports Python {}-{}, but this environment is Python {}", f.package->name,
-                          f.package->version, mm(*lo), mm(*hi), mm(py));
+                          f.package->version, lo->major_minor().str(), hi->major_minor().str(), py.str());
     x.evidence = {fmt::format("{} (Python {})", f.env->interpreter, env_version(*f.env))};
-    x.fix = {fmt::format("# a Python {}-{} environment for {} {}, or the release that supports Python {}:", mm(*lo), mm(*hi),
-                         f.package->name, f.package->version, mm(py))};
+    x.fix = {fmt::format(
+        "# a Python {}-{} environment for {} {}, or the release that supports Python {}:", lo->major_minor().str(),
+        hi->major_minor().str(), f.package->name, f.package->version, py.str())};
     for (auto& l : reinstall_lines(c, f.framework, *f.env)) x.fix.push_back(l);
     x.frameworks = {f.framework};
     x.python = f.env->interpreter;
@@ -162,8 +161,9 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
       x.title = fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for execution "
                             "on the device\"",
                             f.package->version, g);
-      x.evidence = {fmt::format("the {} wheels of torch {} ship {}{}", r.variant, r.version.str(), list, r.ptx ? " + PTX" : ""),
-                    fmt::format("GPU compute capability {}", mm(*cc))};
+      x.evidence = {
+          fmt::format("the {} wheels of torch {} ship {}{}", r.variant, r.version.str(), list, r.ptx ? " + PTX" : ""),
+          fmt::format("GPU compute capability {}", cc->major_minor().str())};
       x.fix = {f.env->interpreter + " -m pip uninstall -y torch torchvision torchaudio"};
       for (auto& l : reinstall_lines(c, "pytorch", *f.env)) x.fix.push_back(l);
       x.frameworks = {"pytorch"};

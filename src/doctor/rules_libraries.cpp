@@ -182,8 +182,7 @@ std::vector<Finding> rule_cudnn_older_than_built(const Context& c) {
     for (const auto& p : f.env->packages) {
       if (p.name.rfind("nvidia-cudnn", 0) != 0) continue;
       const auto have = Version::parse(p.version);
-      if (!have || have->major() != built->major() || Version::of({have->major(), have->minor()}) >= Version::of({built->major(), built->minor()}))
-        continue;
+      if (!have || have->major() != built->major() || have->major_minor() >= built->major_minor()) continue;
       Finding x;
       x.title = fmt::format("{} {} needs cuDNN >= {}.{}, but {} {} is installed: \"Loaded runtime CuDNN library: {} but "
                             "source was compiled with: {}\"",

@@ -78,8 +78,6 @@ class RowReader {
   bool ok_ = true;
 };
 
-Version major_minor(const Version& v) { return Version::of({v.major(), v.minor()}); }
-
 // Lower-case words of a GPU name without the vendor/brand words.
 std::vector<std::string> name_words(const std::string& name) {
   std::vector<std::string> out;
@@ -107,7 +105,7 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
   {
     RowReader t(k, "cuda_driver", error);
     for (size_t r = 0; t.ok() && r < t.size(); ++r)
-      c.cuda_driver.push_back({major_minor(t.version(r, "cuda_version")), t.version(r, "first_release"),
+      c.cuda_driver.push_back({t.version(r, "cuda_version").major_minor(), t.version(r, "first_release"),
                                t.optional_version(r, "min_driver_linux"), t.optional_version(r, "min_driver_windows")});
     if (!t.ok()) return std::nullopt;
   }
@@ -121,7 +119,7 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
   {
     RowReader t(k, "cuda_arch", error);
     for (size_t r = 0; t.ok() && r < t.size(); ++r)
-      c.cuda_arch.push_back({major_minor(t.version(r, "cuda_version")), t.sm_list(r, "sm_list"),
+      c.cuda_arch.push_back({t.version(r, "cuda_version").major_minor(), t.sm_list(r, "sm_list"),
                              static_cast<int>(t.number(r, "min_sm")), static_cast<int>(t.number(r, "max_sm"))});
     if (!t.ok()) return std::nullopt;
   }
@@ -259,14 +257,14 @@ const Compat& Compat::embedded() {
 }
 
 const CudaDriverRow* Compat::cuda_row(const Version& cuda) const {
-  const Version mm = major_minor(cuda);
+  const Version mm = cuda.major_minor();
   for (const auto& r : cuda_driver)
     if (r.cuda == mm) return &r;
   return nullptr;
 }
 
 const CudaArchRow* Compat::arch_row(const Version& cuda) const {
-  const Version mm = major_minor(cuda);
+  const Version mm = cuda.major_minor();
   for (const auto& r : cuda_arch)
     if (r.cuda == mm) return &r;
   return nullptr;
@@ -348,9 +346,9 @@ std::vector<std::string> Compat::gpu_names_like(const std::string& name, size_t 
 }
 
 std::string Compat::architecture_of(const Version& cc) const {
-  const Version mm = major_minor(cc);
+  const Version mm = cc.major_minor();
   for (const auto& g : gpus)
-    if (major_minor(g.cc) == mm && !g.architecture.empty()) return g.architecture;
+    if (g.cc.major_minor() == mm && !g.architecture.empty()) return g.architecture;
   return {};
 }
 

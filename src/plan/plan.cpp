@@ -33,11 +33,8 @@ struct Candidate {
   [[nodiscard]] bool viable() const { return failures.empty(); }
 };
 
-std::string mm(const Version& v) { return fmt::format("{}.{}", v.major(), v.minor()); }
-Version mm_version(const Version& v) { return Version::of({v.major(), v.minor()}); }
-
 std::string range_text(const Version& lo, const Version& hi) {
-  return lo == hi ? mm(lo) : mm(lo) + "-" + mm(hi);
+  return lo == hi ? lo.major_minor().str() : lo.major_minor().str() + "-" + hi.major_minor().str();
 }
 
 std::string sm_words(const std::set<int>& sm) {
@@ -55,11 +52,11 @@ class Checker {
 
   void python(Candidate& c, const Version& lo, const Version& hi) const {
     c.stack.python_range = range_text(lo, hi);
-    c.stack.python = in_.python ? mm(*in_.python) : mm(hi);
+    c.stack.python = in_.python ? in_.python->major_minor().str() : hi.major_minor().str();
     if (!in_.python) return;
-    const Version py = mm_version(*in_.python);
-    if (py < mm_version(lo) || py > mm_version(hi))
-      c.failures.push_back({Kind::python, fmt::format("needs Python {} (you have {})", range_text(lo, hi), mm(py)),
+    const Version py = in_.python->major_minor();
+    if (py < lo.major_minor() || py > hi.major_minor())
+      c.failures.push_back({Kind::python, fmt::format("needs Python {} (you have {})", range_text(lo, hi), py.str()),
                             fmt::format("use Python {}", range_text(lo, hi))});
   }
 
@@ -75,7 +72,8 @@ class Checker {
     const Version& d = *in_.driver;
     if (required && d < *required) {
       c.failures.push_back({Kind::driver,
-                            fmt::format("{}; CUDA {} builds need >= {}", driver_reach(d, dos), mm(cuda), required->str()),
+                            fmt::format("{}; CUDA {} builds need >= {}", driver_reach(d, dos), cuda.major_minor().str(),
+                                        required->str()),
                             fmt::format("upgrade the driver to >= {}", required->str())});
       return;
     }
@@ -85,14 +83,14 @@ class Checker {
       c.stack.notes.push_back(fmt::format(
           "driver {} runs CUDA {} through minor-version compatibility (the toolkit's own floor is {}): no PTX JIT "
           "compilation, so a GPU newer than the build's architectures will not work",
-          d.str(), mm(cuda), full ? full->str() : std::string("not in the tables")));
+          d.str(), cuda.major_minor().str(), full ? full->str() : std::string("not in the tables")));
   }
 
   // "driver 546.33 supports CUDA <= 12.3 (12.x through minor-version compatibility)"
   [[nodiscard]] std::string driver_reach(const Version& d, DriverOs dos) const {
     const auto newest = k_.newest_cuda(d, dos);
     if (!newest) return fmt::format("driver {} is older than every CUDA in gpuready's tables", d.str());
-    std::string s = fmt::format("driver {} supports CUDA <= {}", d.str(), mm(*newest));
+    std::string s = fmt::format("driver {} supports CUDA <= {}", d.str(), newest->major_minor().str());
     if (newest->major() >= 11) {
       // Minor-version compatibility extends it to the rest of that major.
       const auto cf = k_.compat_floor(newest->major(), dos);
@@ -105,8 +103,8 @@ class Checker {
   [[nodiscard]] const Version& cc() const { return *in_.cc; }
   [[nodiscard]] std::string gpu_words() const {
     const std::string arch = k_.architecture_of(*in_.cc);
-    return arch.empty() ? fmt::format("compute capability {}", mm(*in_.cc))
-                        : fmt::format("compute capability {} ({})", mm(*in_.cc), arch);
+    return arch.empty() ? fmt::format("compute capability {}", in_.cc->major_minor().str())
+                        : fmt::format("compute capability {} ({})", in_.cc->major_minor().str(), arch);
   }
   [[nodiscard]] const Compat& k() const { return k_; }
 
@@ -128,8 +126,8 @@ bool pin_matches(const std::optional<std::string>& pin, const Version& v) {
 bool cuda_pin_matches(const std::optional<Version>& pin, const Version& cuda, bool floor_semantics) {
   if (!pin) return true;
   if (pin->parts.size() == 1) return cuda.major() == pin->major();
-  if (floor_semantics) return cuda.major() == pin->major() && mm_version(cuda) <= mm_version(*pin);
-  return mm_version(cuda) == mm_version(*pin);
+  if (floor_semantics) return cuda.major() == pin->major() && cuda.major_minor() <= pin->major_minor();
+  return cuda.major_minor() == pin->major_minor();
 }
 
 // ---- TensorFlow ------------------------------------------------------------------------
@@ -188,15 +186,16 @@ std::vector<Candidate> tensorflow_candidates(const Checker& ck, const PlanInputs
       if (const auto* arch = k.arch_row(*row->cuda)) {
         const int g = knowledge::sm_of(ck.cc());
         if (g < arch->min_sm)
-          c.failures.push_back({Kind::arch,
-                                fmt::format("CUDA {} no longer builds for {}; its oldest is {}", mm(*row->cuda),
-                                            ck.gpu_words(), knowledge::cc_of_sm(arch->min_sm)),
-                                ""});
+          c.failures.push_back(
+              {Kind::arch,
+               fmt::format("CUDA {} no longer builds for {}; its oldest is {}", row->cuda->major_minor().str(),
+                           ck.gpu_words(), knowledge::cc_of_sm(arch->min_sm)),
+               ""});
         else if (g / 10 > arch->max_sm / 10)
           c.stack.notes.push_back(fmt::format(
               "{} is newer than CUDA {} knows (newest {}): TensorFlow runs it only through PTX JIT compilation, "
               "slow at first start and not among TensorFlow's tested configurations",
-              ck.gpu_words(), mm(*row->cuda), knowledge::cc_of_sm(arch->max_sm)));
+              ck.gpu_words(), row->cuda->major_minor().str(), knowledge::cc_of_sm(arch->max_sm)));
       }
     }
     if (row->cuda) ck.driver(c, *row->cuda);
@@ -223,7 +222,7 @@ std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& i
     c.stack.package = "torch";
     c.stack.os = os;
     c.stack.variant = row.variant;
-    c.stack.cuda = mm(*row.cuda);
+    c.stack.cuda = row.cuda->major_minor().str();
     c.stack.cudnn = row.cudnn;
     c.stack.index_url = row.index_url;
     c.stack.torchvision = row.torchvision;
@@ -254,13 +253,13 @@ std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& i
       } else if (const auto* arch = k.arch_row(*row.cuda)) {
         if (knowledge::kernels_for(arch->sm, false, g) == knowledge::KernelMatch::none)
           c.failures.push_back({Kind::arch,
-                                fmt::format("CUDA {} cannot build for {} (it builds for {})", mm(*row.cuda),
-                                            ck.gpu_words(), sm_words(arch->sm)),
+                                fmt::format("CUDA {} cannot build for {} (it builds for {})",
+                                            row.cuda->major_minor().str(), ck.gpu_words(), sm_words(arch->sm)),
                                 ""});
         else
           c.stack.notes.push_back(fmt::format(
               "the architectures of this wheel are not in gpuready's tables: inferred from what CUDA {} can build",
-              mm(*row.cuda)));
+              row.cuda->major_minor().str()));
       }
     }
     ck.driver(c, *row.cuda);
@@ -286,7 +285,7 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
     c.stack.package = "jax";
     c.stack.os = os;
     c.stack.variant = row.pip_extra;
-    c.stack.cuda = mm(*row.cuda_min);
+    c.stack.cuda = row.cuda_min->major_minor().str();
     c.stack.cudnn = row.cudnn_min ? row.cudnn_min->str() : "";
     // Before 0.4.26 the CUDA jaxlib wheels lived on Google's page, not on PyPI.
     if (row.version < Version::of({0, 4, 26}))
@@ -310,12 +309,12 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
       if (row.min_sm && g < knowledge::sm_of(*row.min_sm))
         c.failures.push_back({Kind::arch,
                               fmt::format("the {} plugin needs compute capability >= {}; this GPU has {}",
-                                          row.pip_extra, mm(*row.min_sm), ck.gpu_words()),
+                                          row.pip_extra, row.min_sm->major_minor().str(), ck.gpu_words()),
                               ""});
       else if (newest && knowledge::kernels_for(newest->sm, false, g) == knowledge::KernelMatch::none)
         c.failures.push_back({Kind::arch,
-                              fmt::format("CUDA {} (newest {}) cannot build for {}", row.cuda_major, mm(newest->cuda),
-                                          ck.gpu_words()),
+                              fmt::format("CUDA {} (newest {}) cannot build for {}", row.cuda_major,
+                                          newest->cuda.major_minor().str(), ck.gpu_words()),
                               ""});
     }
     // The JAX docs give a Linux floor; WSL2 runs the Windows driver, so the CUDA rule applies there.
@@ -576,9 +575,9 @@ nlohmann::json plan_to_json(const Plan& p) {
   const PlanInputs& in = p.inputs;
   j["inputs"] = {{"os", opt_json(in.os)},
                  {"gpu", opt_json(in.gpu)},
-                 {"cc", in.cc ? nlohmann::json(mm(*in.cc)) : nlohmann::json()},
+                 {"cc", in.cc ? nlohmann::json(in.cc->major_minor().str()) : nlohmann::json()},
                  {"driver", opt_json(in.driver)},
-                 {"python", in.python ? nlohmann::json(mm(*in.python)) : nlohmann::json()},
+                 {"python", in.python ? nlohmann::json(in.python->major_minor().str()) : nlohmann::json()},
                  {"framework", opt_json(in.framework)},
                  {"framework_version", opt_json(in.framework_version)},
                  {"cuda", opt_json(in.cuda)},

@@ -109,7 +109,7 @@ PlanInputs inputs_from_snapshot(const knowledge::Compat& k, const Snapshot& s, c
       }
   if (env) {
     if (auto v = Version::parse(env->version.value())) {
-      in.python = Version::of({v->major(), v->minor()});
+      in.python = v->major_minor();
       set("python");
       note(fmt::format("Python from {} ({})", env->interpreter, env->version.value()));
     }

@@ -11,8 +11,6 @@ namespace {
 
 using knowledge::Compat;
 
-std::string mm(const Version& v) { return fmt::format("{}.{}", v.major(), v.minor()); }
-
 struct Paths {
   std::string venv, venv_python, activate;
 };
@@ -25,7 +23,7 @@ Paths venv_paths(const std::string& os, const std::string& name) {
 }
 
 std::string windows_cuda_root(const Version& cuda) {
-  return "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v" + mm(cuda);
+  return "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v" + cuda.major_minor().str();
 }
 
 // The pip requirement for numpy from a constraint as tables write it ("~=1.19.2", "<2").
@@ -94,7 +92,7 @@ std::vector<Step> toolkit_steps(const Compat& k, const std::string& os, const St
   if (!cuda) return out;
   const auto* row = k.cuda_row(*cuda);
   const std::string release = row ? row->first_release.str() : cuda->str();
-  const std::string v = mm(*cuda);
+  const std::string v = cuda->major_minor().str();
   const std::string dash = fmt::format("{}-{}", cuda->major(), cuda->minor());
   const bool win = os == "windows";
   const std::string root = win ? windows_cuda_root(*cuda) : "/usr/local/cuda-" + v;
@@ -127,12 +125,13 @@ std::vector<Step> toolkit_steps(const Compat& k, const std::string& os, const St
   if (auto cudnn = Version::parse(s.cudnn)) {
     Step dn;
     const long major = cuda->major();
-    dn.title = fmt::format("cuDNN {} for CUDA {}.x: copy its files into CUDA {}'s folders", mm(*cudnn), major, v);
+    dn.title = fmt::format("cuDNN {} for CUDA {}.x: copy its files into CUDA {}'s folders", cudnn->major_minor().str(),
+                           major, v);
     const bool old_layout = *cudnn < Version::of({8, 3});  // before 8.3 the archives unpack to `cuda/`
     dn.commands.push_back(fmt::format(
         "# download cuDNN v{}.x for CUDA {}.x from https://developer.nvidia.com/rdp/cudnn-archive (free NVIDIA "
         "developer account)",
-        mm(*cudnn), major));
+        cudnn->major_minor().str(), major));
     if (win) {
       const std::string src = old_layout ? "cuda" : "<cuDNN folder>";
       if (!old_layout) dn.commands.push_back("# <cuDNN folder>: the folder the zip unpacks to (cudnn-windows-x86_64-...-archive)");
@@ -144,7 +143,8 @@ std::vector<Step> toolkit_steps(const Compat& k, const std::string& os, const St
             "# cuDNN 8.3-8.9 on Windows also needs zlibwapi.dll in a folder on PATH (NVIDIA's cuDNN install guide)");
     } else {
       const std::string src =
-          old_layout ? "cuda" : fmt::format("cudnn-linux-x86_64-{}.*_cuda{}-archive", mm(*cudnn), major);
+          old_layout ? "cuda"
+                     : fmt::format("cudnn-linux-x86_64-{}.*_cuda{}-archive", cudnn->major_minor().str(), major);
       const std::string lib = old_layout ? "lib64" : "lib";
       dn.commands.push_back("tar -xf cudnn-*.t*z   # the archive you downloaded");
       dn.commands.push_back(fmt::format("sudo cp {}/include/cudnn*.h {}/include/", src, root));
