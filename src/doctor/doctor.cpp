@@ -69,6 +69,19 @@ const PythonPackage* find_package(const PythonEnv& env, const std::string& name)
   return nullptr;
 }
 
+std::optional<BuildCuda> build_cuda(const InstalledFramework& f) {
+  const auto& d = f.package->details;
+  if (auto it = d.find("cuda"); it != d.end()) return BuildCuda{it->second};
+  if (auto it = d.find("cuda_version"); it != d.end()) return BuildCuda{it->second};
+  if (f.framework != "jax") return std::nullopt;
+  // The CUDA plugin packages (jax-cuda13-pjrt, jax-cuda13-plugin): the last one listed.
+  std::optional<BuildCuda> out;
+  for (const auto& p : f.env->packages)
+    if (auto it = p.details.find("cuda_major"); it != p.details.end() && p.name.rfind("jax-cuda", 0) == 0)
+      out = BuildCuda{it->second, &p};
+  return out;
+}
+
 std::string env_version(const PythonEnv& env) { return env.version.has() ? env.version.value() : "?"; }
 
 std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows) {
@@ -151,14 +164,12 @@ CudaVersions cuda_versions(const Snapshot& s) {
     v.toolkits.push_back(line + ")");
   }
   for (const auto& f : installed_frameworks(s)) {
-    const auto& d = f.package->details;
     std::string cuda;
-    if (auto it = d.find("cuda"); it != d.end()) cuda = it->second == "none" ? "none (CPU-only build)" : it->second;
-    if (auto it = d.find("cuda_version"); it != d.end()) cuda = it->second;
-    if (f.framework == "jax")
-      for (const auto& p : f.env->packages)  // the CUDA plugin: jax-cuda13-plugin, jax-cuda12-plugin
-        if (auto it = p.details.find("cuda_major"); it != p.details.end() && p.name.rfind("jax-cuda", 0) == 0)
-          cuda = it->second + ".x (" + p.name + ")";
+    if (const auto b = build_cuda(f)) {
+      cuda = b->value;
+      if (b->value == "none") cuda = "none (CPU-only build)";
+      if (b->plugin) cuda = b->value + ".x (" + b->plugin->name + ")";
+    }
     v.frameworks.push_back(fmt::format("{} {}: CUDA {} [{}]", f.package->name, f.package->version,
                                        cuda.empty() ? std::string("?") : cuda, f.env->interpreter));
   }

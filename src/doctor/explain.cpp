@@ -2,12 +2,13 @@
 // machine's snapshot says about the libraries and versions the error names.
 #include "doctor/explain.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
 #include "parse/ascii.h"
+#include "platform/os.h"
 
 namespace gpuready::doctor {
 namespace {
@@ -16,14 +17,9 @@ namespace {
 // (error_signatures.csv notes of these rows).
 bool needs_tensorflow(const std::string& code) { return code == "tf.illegal-instruction" || code == "tf.dll-load-failed"; }
 
-std::string base_name(const std::string& path) {
-  const auto pos = path.find_last_of("/\\");
-  return pos == std::string::npos ? path : path.substr(pos + 1);
-}
-
 // What the machine says about a library file name the error mentions.
 void library_facts(const Snapshot& s, const std::string& name, std::vector<std::string>& out) {
-  const std::string want = parse::ascii_lower(base_name(name));
+  const std::string want = parse::ascii_lower(path_file_name(name));
   std::vector<std::string> where;
   for (const auto& c : s.libraries.copies)
     if (parse::ascii_lower(c.file_name) == want || parse::ascii_lower(c.soname) == want) where.push_back(c.path);
@@ -34,10 +30,10 @@ void library_facts(const Snapshot& s, const std::string& name, std::vector<std::
       resolved = true;
     }
   if (where.empty()) {
-    out.push_back(fmt::format("this machine: no copy of {} was found", base_name(name)));
+    out.push_back(fmt::format("this machine: no copy of {} was found", path_file_name(name)));
     return;
   }
-  for (const auto& w : where) out.push_back("this machine: " + base_name(name) + " is at " + w);
+  for (const auto& w : where) out.push_back("this machine: " + path_file_name(name) + " is at " + w);
   if (!resolved) out.push_back("this machine: but the loader does not search that folder (see the fix)");
 }
 

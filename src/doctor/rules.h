@@ -25,6 +25,13 @@ struct InstalledFramework {
 };
 std::vector<InstalledFramework> installed_frameworks(const Snapshot& s);
 const PythonPackage* find_package(const PythonEnv& env, const std::string& name);
+// What an installed framework says its build's CUDA is: torch's "cuda" ("none" for a CPU-only
+// wheel), TensorFlow's build_info "cuda_version", or the major of JAX's CUDA plugin.
+struct BuildCuda {
+  std::string value;                      // "13.0", "11.2", "none", "13"
+  const PythonPackage* plugin = nullptr;  // JAX: the jax-cudaNN-plugin that says it
+};
+std::optional<BuildCuda> build_cuda(const InstalledFramework& f);
 std::string env_version(const PythonEnv& env);  // "3.12.3" or "?"
 // Lines for one OS: Windows gets `windows`, everything else `posix`.
 std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows);

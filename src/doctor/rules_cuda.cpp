@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "doctor/rules.h"
+#include "platform/os.h"
 
 namespace gpuready::doctor {
 namespace {
@@ -18,35 +19,25 @@ std::string reach(const Context& c, const Version& d) {
            : fmt::format("driver {} is older than CUDA 8", d.str());
 }
 
-// The CUDA a framework package was built for, from the probe's details.
+// The CUDA a framework package was built for; none for a CPU-only build.
 std::optional<Version> framework_cuda(const InstalledFramework& f) {
-  const auto& d = f.package->details;
-  if (auto it = d.find("cuda"); it != d.end() && it->second != "none") return Version::parse(it->second);
-  if (auto it = d.find("cuda_version"); it != d.end()) return Version::parse(it->second);
-  if (f.framework == "jax")
-    for (const auto& p : f.env->packages)  // the CUDA plugin: jax-cuda13-plugin, jax-cuda12-plugin
-      if (auto it = p.details.find("cuda_major"); it != p.details.end() && p.name.rfind("jax-cuda", 0) == 0)
-        return Version::parse(it->second);
-  return std::nullopt;
+  const auto b = build_cuda(f);
+  if (!b || b->value == "none") return std::nullopt;
+  return Version::parse(b->value);
 }
 
-// The folder of a file, with /usr/lib and /lib taken as one (merged-/usr distributions: the
+// A folder, with /usr/lib and /lib taken as one (merged-/usr distributions: the
 // loader cache says /lib/x86_64-linux-gnu where the probe walked /usr/lib/x86_64-linux-gnu).
 std::string folder_key(const std::string& dir) {
   if (dir.rfind("/usr/lib", 0) == 0) return dir.substr(4);
   return dir;
 }
 
-std::string parent_dir(const std::string& path) {
-  const auto pos = path.find_last_of("/\\");
-  return pos == std::string::npos ? std::string() : folder_key(path.substr(0, pos));
-}
-
 // The cuDNN folder the loader would use (for libcudnn.so.N / cudnn64_N.dll), if any.
 bool loader_uses_dir(const Snapshot& s, const std::string& dir) {
   for (const auto& r : s.libraries.resolutions)
     if ((r.soname.rfind("libcudnn", 0) == 0 || r.soname.rfind("cudnn64", 0) == 0) && r.path.has() &&
-        parent_dir(r.path.value()) == folder_key(dir))
+        folder_key(path_folder(r.path.value())) == folder_key(dir))
       return true;
   return false;
 }

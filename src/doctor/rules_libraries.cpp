@@ -4,22 +4,18 @@
 // search (the walkthrough's missing DLL) or is not installed at all. And cuDNN wheels older
 // than the framework was built with ("Loaded runtime CuDNN library: 9.1.0 but source was
 // compiled with: 9.3.0").
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "doctor/rules.h"
+#include "platform/os.h"
 
 namespace gpuready::doctor {
 namespace {
 
 // The libraries TensorFlow opens by name (tensorflow/tsl/platform/default/dso_loader.cc).
 constexpr const char* kTensorflowLibraries[] = {"cudart", "cublas", "cublasLt", "cufft", "curand", "cusolver", "cusparse"};
-
-std::string folder(const std::string& path) {
-  const auto pos = path.find_last_of("/\\");
-  return pos == std::string::npos ? path : path.substr(0, pos);
-}
 
 struct Needed {
   std::string library;  // "cudart"
@@ -81,7 +77,7 @@ std::vector<Finding> rule_library_not_found(const Context& c) {
       for (const auto& cp : c.s.libraries.copies)
         if (cp.soname == need.name || cp.file_name == need.name) copies.push_back(&cp);
       if (copies.empty()) continue;  // not installed anywhere: rule_library_not_installed
-      const std::string dir = folder(copies.front()->path);
+      const std::string dir = path_folder(copies.front()->path);
       Finding x;
       x.title = fmt::format("{} needs {} ({}): it is in {}, a folder the loader does not search", f.package->name,
                             need.name, need.why, dir);

@@ -119,5 +119,9 @@ char path_separator();        // '/' or '\\'
 char path_list_separator();   // ':' or ';' (PATH, LD_LIBRARY_PATH)
 std::string join_path(const std::string& a, const std::string& b);
 std::vector<std::string> split_path_list(const std::string& list);
+// The last component and the folder of a path written with '/' or '\\' (a snapshot's paths may
+// come from another OS): "C:\\CUDA\\bin\\cudart64_110.dll" -> "cudart64_110.dll", "C:\\CUDA\\bin".
+std::string path_file_name(const std::string& path);  // the path itself when it has no separator
+std::string path_folder(const std::string& path);     // "" when it has no separator
 
 }  // namespace gpuready

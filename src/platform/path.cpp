@@ -34,4 +34,14 @@ std::vector<std::string> split_path_list(const std::string& list) {
   return out;
 }
 
+std::string path_file_name(const std::string& path) {
+  const size_t sep = path.find_last_of("/\\");
+  return sep == std::string::npos ? path : path.substr(sep + 1);
+}
+
+std::string path_folder(const std::string& path) {
+  const size_t sep = path.find_last_of("/\\");
+  return sep == std::string::npos ? std::string() : path.substr(0, sep);
+}
+
 }  // namespace gpuready

@@ -27,11 +27,6 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-std::string base_name(const std::string& p) {
-  const size_t slash = p.find_last_of("/\\");
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
-
 // Records steps in order; announces each one before it runs (for the isolated child's parent).
 class Steps {
  public:
@@ -172,7 +167,7 @@ struct PciLocation {
 
 class NvmlQuery {
  public:
-  NvmlQuery(const nvml::Library& lib) : lib_(lib), file_(base_name(lib.path.value_or(lib.candidate))) {}
+  NvmlQuery(const nvml::Library& lib) : lib_(lib), file_(path_file_name(lib.path.value_or(lib.candidate))) {}
   const nvml::Api& api() const { return lib_.api; }
   std::string missing(const char* fn) const { return std::string(fn) + " is missing from " + file_ + " (driver too old?)"; }
   std::string failed(const char* fn, nvmlReturn_t rc) const {
@@ -349,7 +344,7 @@ struct NvmlOutcome {
 NvmlOutcome probe_nvml(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, Steps& steps) {
   NvmlOutcome res;
   const auto candidates = opts.nvml_candidates.empty() ? nvml::default_candidates(os.env) : opts.nvml_candidates;
-  const std::string lib_label = candidates.empty() ? std::string("NVML") : base_name(candidates.front());
+  const std::string lib_label = candidates.empty() ? std::string("NVML") : path_file_name(candidates.front());
 
   auto unknown_all = [&](const std::string& why) {
     res.why_not = why;
@@ -548,7 +543,7 @@ bool should_init(const ProbeOptions& opts, const NvmlOutcome& nv, std::string* w
 
 void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, const NvmlOutcome& nv, Steps& steps) {
   const auto candidates = opts.cuda_candidates.empty() ? cuda_driver::default_candidates(os.env) : opts.cuda_candidates;
-  const std::string lib_label = candidates.empty() ? std::string("libcuda") : base_name(candidates.front());
+  const std::string lib_label = candidates.empty() ? std::string("libcuda") : path_file_name(candidates.front());
 
   auto per_gpu_unknown = [&](const std::string& why) {
     for (auto& g : out.gpus) {
@@ -575,7 +570,7 @@ void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, 
   out.cuda_library = lib->path ? SFact(*lib->path) : SFact(lib->candidate);
   steps.end(true, "", "loaded " + out.cuda_library.value() + " (entry points via " + lib->resolved_via + ")");
   const cuda_driver::Api& a = lib->api;
-  const std::string file = base_name(lib->path.value_or(lib->candidate));
+  const std::string file = path_file_name(lib->path.value_or(lib->candidate));
   auto missing = [&](const char* fn) { return std::string(fn) + " is missing from " + file + " (driver too old?)"; };
 
   steps.begin("cuDriverGetVersion");
@@ -845,7 +840,7 @@ void collect_via_child(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts
   const auto t0 = Clock::now();
   const ProcResult r = os.proc.run(argv, po);
   DriverStep step;
-  step.name = "isolated driver probe (" + base_name(argv.front()) + (argv.size() > 1 ? " " + argv[1] : "") + ")";
+  step.name = "isolated driver probe (" + path_file_name(argv.front()) + (argv.size() > 1 ? " " + argv[1] : "") + ")";
   step.ms = ms_since(t0);
 
   std::string stderr_rest;
