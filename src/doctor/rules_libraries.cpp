@@ -53,22 +53,38 @@ bool has_wheel_for(const PythonEnv& env, const std::string& prefix, long major) 
   return false;
 }
 
-}  // namespace
+// A TensorFlow that loads CUDA from the system, not from tensorflow[and-cuda]'s nvidia-*
+// wheels (it finds those in its own environment itself): its build and the names it asks for.
+struct SystemTensorflow {
+  InstalledFramework f;
+  std::string cuda;  // as its build info writes it: "11.2"
+  std::optional<Version> cudnn;
+  std::vector<Needed> names;
+};
 
-std::vector<Finding> rule_library_not_found(const Context& c) {
-  std::vector<Finding> out;
+std::vector<SystemTensorflow> system_tensorflows(const Context& c) {
+  std::vector<SystemTensorflow> out;
   for (const auto& f : installed_frameworks(c.s)) {
     if (f.framework != "tensorflow") continue;
     const auto& d = f.package->details;
     const auto cv = d.find("cuda_version");
     if (cv == d.end()) continue;
     const auto cuda = Version::parse(cv->second);
-    if (!cuda) continue;
-    // tensorflow[and-cuda] finds the nvidia-* wheels of its own environment itself.
-    if (has_wheel_for(*f.env, "nvidia-cuda-runtime", cuda->major())) continue;
+    if (!cuda || has_wheel_for(*f.env, "nvidia-cuda-runtime", cuda->major())) continue;
     std::optional<Version> cudnn;
     if (auto it = d.find("cudnn_version"); it != d.end()) cudnn = Version::parse(it->second);
-    for (const auto& need : tensorflow_names(c, *cuda, cudnn)) {
+    out.push_back({f, cv->second, cudnn, tensorflow_names(c, *cuda, cudnn)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Finding> rule_library_not_found(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& tf : system_tensorflows(c)) {
+    const InstalledFramework& f = tf.f;
+    for (const auto& need : tf.names) {
       const LoaderResolution* res = nullptr;
       for (const auto& r : c.s.libraries.resolutions)
         if (r.soname == need.name) res = &r;
@@ -108,18 +124,12 @@ std::vector<Finding> rule_library_not_found(const Context& c) {
 
 std::vector<Finding> rule_library_not_installed(const Context& c) {
   std::vector<Finding> out;
-  for (const auto& f : installed_frameworks(c.s)) {
-    if (f.framework != "tensorflow") continue;
-    const auto& d = f.package->details;
-    const auto cv = d.find("cuda_version");
-    if (cv == d.end()) continue;
-    const auto cuda = Version::parse(cv->second);
-    if (!cuda || has_wheel_for(*f.env, "nvidia-cuda-runtime", cuda->major())) continue;
-    std::optional<Version> cudnn;
-    if (auto it = d.find("cudnn_version"); it != d.end()) cudnn = Version::parse(it->second);
+  for (const auto& tf : system_tensorflows(c)) {
+    const InstalledFramework& f = tf.f;
+    const auto& cudnn = tf.cudnn;
     std::vector<std::string> missing;
     std::vector<std::string> evidence;
-    for (const auto& need : tensorflow_names(c, *cuda, cudnn)) {
+    for (const auto& need : tf.names) {
       bool found = false;
       for (const auto& r : c.s.libraries.resolutions)
         if (r.soname == need.name && r.path.has()) found = true;
@@ -149,12 +159,13 @@ std::vector<Finding> rule_library_not_installed(const Context& c) {
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
     Finding x;
     x.title = fmt::format("{} {} (built for CUDA {}{}) cannot load {}: not installed", f.package->name,
-                          f.package->version, cv->second, cudnn ? ", cuDNN " + cudnn->str() : std::string(), list);
+                          f.package->version, tf.cuda, cudnn ? ", cuDNN " + cudnn->str() : std::string(), list);
     x.evidence = evidence;
     x.evidence.insert(x.evidence.begin(), "no copy of " + list + " on this machine");
-    x.fix = {fmt::format("gpuready plan --framework tensorflow --framework-version {}   # the CUDA {} and cuDNN steps, "
-                         "with where each file goes",
-                         f.package->version, cv->second)};
+    x.fix = {
+        fmt::format("gpuready plan --framework tensorflow --framework-version {}   # the CUDA {} and cuDNN steps, "
+                    "with where each file goes",
+                    f.package->version, tf.cuda)};
     x.frameworks = {"tensorflow"};
     x.python = f.env->interpreter;
     out.push_back(std::move(x));
