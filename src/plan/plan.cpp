@@ -24,14 +24,29 @@ struct Failure {
 
 struct Candidate {
   Stack stack;
-  Version version;           // framework version
-  Version cuda;              // the build's CUDA (for ranking and per-major alternatives)
-  std::string group;         // variant for merging exclusions ("cu118", "cuda12", "")
-  std::string what_name;     // "tensorflow", "torch", "jax"
+  Version version;  // framework version
+  Version cuda;     // the build's CUDA (for ranking and per-major alternatives)
   std::vector<Failure> failures;
-  bool pinned = true;        // matches --framework-version / --cuda
+  bool pinned = true;  // matches --framework-version / --cuda
   [[nodiscard]] bool viable() const { return failures.empty(); }
+  // How exclusions name it: the framework's pip name ("torch", "tensorflow", "jax").
+  [[nodiscard]] std::string name() const { return stack.framework == "pytorch" ? "torch" : stack.framework; }
 };
+
+// The fields every framework's candidate fills the same way.
+Candidate candidate(const std::string& framework, const std::string& package, const Version& version,
+                    const std::string& variant, const Version& cuda, const std::string& os) {
+  Candidate c;
+  c.version = version;
+  c.cuda = cuda;
+  c.stack.framework = framework;
+  c.stack.framework_version = version.str();
+  c.stack.package = package;
+  c.stack.os = os;
+  c.stack.variant = variant;
+  c.stack.cuda = cuda.major_minor().str();
+  return c;
+}
 
 std::string range_text(const Version& lo, const Version& hi) {
   return lo == hi ? lo.major_minor().str() : lo.major_minor().str() + "-" + hi.major_minor().str();
@@ -147,16 +162,9 @@ std::vector<Candidate> tensorflow_candidates(const Checker& ck, const PlanInputs
     if (!row && !(os == "windows" && any.version >= Version::of({2, 11})) &&
         !(os == "macos" && any.version > Version::of({1, 1})))
       continue;
-    Candidate c;
-    c.what_name = "tensorflow";
-    c.version = any.version;
     const auto& src = row ? *row : any;
-    c.cuda = src.cuda.value_or(Version{});
-    c.stack.framework = "tensorflow";
-    c.stack.framework_version = src.version.str();
-    c.stack.package = src.package;
-    c.stack.os = os;
-    c.stack.cuda = src.cuda ? src.cuda->str() : "";
+    Candidate c = candidate("tensorflow", src.package, src.version, "", src.cuda.value_or(Version{}), os);
+    c.stack.cuda = src.cuda ? src.cuda->str() : "";  // as the table writes it ("9" for the 1.x rows)
     c.stack.cudnn = src.cudnn ? src.cudnn->str() : "";
     c.stack.numpy = src.numpy;
     // Wheels before 2.18 were compiled against NumPy 1.x and fail to import under NumPy 2
@@ -212,17 +220,7 @@ std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& i
   std::vector<Candidate> out;
   for (const auto& row : k.pytorch) {
     if (!row.cuda) continue;  // CPU and ROCm wheels are not NVIDIA GPU stacks
-    Candidate c;
-    c.what_name = "torch";
-    c.group = row.variant;
-    c.version = row.version;
-    c.cuda = *row.cuda;
-    c.stack.framework = "pytorch";
-    c.stack.framework_version = row.version.str();
-    c.stack.package = "torch";
-    c.stack.os = os;
-    c.stack.variant = row.variant;
-    c.stack.cuda = row.cuda->major_minor().str();
+    Candidate c = candidate("pytorch", "torch", row.version, row.variant, *row.cuda, os);
     c.stack.cudnn = row.cudnn;
     c.stack.index_url = row.index_url;
     c.stack.torchvision = row.torchvision;
@@ -275,17 +273,7 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
   std::vector<Candidate> out;
   for (const auto& row : k.jax) {
     if (!row.cuda_min) continue;  // a plugin whose CUDA the tables could not confirm is never offered
-    Candidate c;
-    c.what_name = "jax";
-    c.group = row.pip_extra;
-    c.version = row.version;
-    c.cuda = *row.cuda_min;
-    c.stack.framework = "jax";
-    c.stack.framework_version = row.version.str();
-    c.stack.package = "jax";
-    c.stack.os = os;
-    c.stack.variant = row.pip_extra;
-    c.stack.cuda = row.cuda_min->major_minor().str();
+    Candidate c = candidate("jax", "jax", row.version, row.pip_extra, *row.cuda_min, os);
     c.stack.cudnn = row.cudnn_min ? row.cudnn_min->str() : "";
     // Before 0.4.26 the CUDA jaxlib wheels lived on Google's page, not on PyPI.
     if (row.version < Version::of({0, 4, 26}))
@@ -342,7 +330,7 @@ bool better(const Candidate& a, const Candidate& b) {
   const bool fa = a.stack.support == "full", fb = b.stack.support == "full";
   if (fa != fb) return fa;
   if (a.cuda != b.cuda) return a.cuda > b.cuda;
-  return a.group < b.group;
+  return a.stack.variant < b.stack.variant;
 }
 
 bool same_stack(const Stack& a, const Stack& b) {
@@ -360,9 +348,9 @@ std::vector<Exclusion> merge_exclusions(const std::vector<Candidate>& all) {
     if (!c.pinned || c.viable()) continue;
     const std::string& why = c.failures.front().why;
     auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const Group& g) { return g.variant == c.group && g.why == why; });
+                           [&](const Group& g) { return g.variant == c.stack.variant && g.why == why; });
     if (it == groups.end()) {
-      groups.push_back({c.what_name, c.group, why, {}});
+      groups.push_back({c.name(), c.stack.variant, why, {}});
       it = groups.end() - 1;
     }
     it->versions.push_back(c.version);
@@ -379,7 +367,7 @@ std::vector<Exclusion> merge_exclusions(const std::vector<Candidate>& all) {
     // The versions this variant exists in, to know which excluded versions are consecutive.
     std::vector<Version> universe;
     for (const auto& c : all)
-      if (c.group == g.variant) universe.push_back(c.version);
+      if (c.stack.variant == g.variant) universe.push_back(c.version);
     std::sort(universe.begin(), universe.end());
     universe.erase(std::unique(universe.begin(), universe.end()), universe.end());
     std::sort(g.versions.begin(), g.versions.end());
