@@ -4,6 +4,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "core/snapshot.h"
+#include "probe/probe.h"
 
 namespace gpuready::cli {
 
@@ -11,6 +16,17 @@ namespace gpuready::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblems = 1;
 inline constexpr int kExitUsage = 2;
+
+// Probe options for a subcommand: the driver probe in an isolated child (`gpuready
+// __probe-driver`) and this timeout for every child process (common.cpp).
+ProbeOptions isolated_probe_options(const Os& os, double timeout_s);
+// A snapshot saved by `gpuready probe --save`; nullopt with *error ("cannot read F",
+// "F is not a gpuready snapshot: ...").
+std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string* error);
+// A --framework value as the plan and doctor name frameworks ("torch" -> "pytorch", "tf" -> "tensorflow").
+std::string framework_flag(const std::string& value);
+// The --framework values accepted (the names and their aliases).
+inline const std::vector<std::string> kFrameworkFlagValues = {"tensorflow", "pytorch", "jax", "torch", "tf"};
 
 // Registers `probe`; the callback stores the exit code in *exit_code.
 void setup_probe(CLI::App& app, int* exit_code);

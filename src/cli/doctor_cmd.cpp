@@ -1,11 +1,7 @@
 // `gpuready doctor` (and `gpuready` alone): probe this machine (or --replay a saved snapshot),
 // run every rule, print the verdict, the three CUDA versions and what to do in order.
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "doctor/doctor.h"
@@ -33,28 +29,20 @@ int run_doctor_cmd(const DoctorCmdOptions& o) {
   const Os& os = real_os();
   Snapshot snap;
   if (!o.replay.empty()) {
-    std::ifstream f(o.replay, std::ios::binary);
-    if (!f) {
-      std::fprintf(stderr, "gpuready doctor: cannot read %s\n", o.replay.c_str());
+    std::string err;
+    auto saved = read_snapshot_file(o.replay, &err);
+    if (!saved) {
+      std::fprintf(stderr, "gpuready doctor: %s\n", err.c_str());
       return kExitUsage;
     }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    try {
-      snap = snapshot_from_json(nlohmann::json::parse(ss.str()));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "gpuready doctor: %s is not a gpuready snapshot: %s\n", o.replay.c_str(), e.what());
-      return kExitUsage;
-    }
+    snap = std::move(*saved);
   } else {
-    ProbeOptions opts;
+    ProbeOptions opts = isolated_probe_options(os, o.timeout_s);
     opts.python_paths = o.python;
-    opts.child_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-    if (auto self = os.proc.self_path()) opts.driver_probe_argv = {*self, "__probe-driver"};
     snap = run_probe(os, opts);
   }
   doctor::Options dopts;
-  for (auto fw : o.frameworks) dopts.frameworks.push_back(fw == "torch" ? "pytorch" : fw == "tf" ? "tensorflow" : fw);
+  for (const auto& fw : o.frameworks) dopts.frameworks.push_back(framework_flag(fw));
   const doctor::Report r = doctor::diagnose(snap, knowledge::Compat::embedded(), dopts);
   if (o.json) {
     const std::string text =
@@ -81,7 +69,7 @@ void setup_doctor(CLI::App& app, int* exit_code) {
   sub->add_option("--replay", o->replay, "Diagnose a saved snapshot (gpuready probe --save FILE) instead of this machine")
       ->type_name("FILE");
   sub->add_option("--framework", o->frameworks, "Also give a verdict for this framework (repeatable)")
-      ->check(CLI::IsMember({"tensorflow", "pytorch", "jax", "torch", "tf"}));
+      ->check(CLI::IsMember(kFrameworkFlagValues));
   sub->add_option("--python", o->python, "Also inspect this Python interpreter (repeatable)")->type_name("PATH");
   sub->add_flag("--list-rules", o->list_rules, "List every rule's code, severity and what it checks");
   sub->add_option("--timeout", o->timeout_s, "Seconds any child process (driver probe, interpreter) may take")

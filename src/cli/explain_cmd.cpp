@@ -62,9 +62,8 @@ int run_explain_cmd(const ExplainCmdOptions& o) {
   std::optional<Snapshot> snap;
   if (!o.no_probe) {
     const Os& os = real_os();
-    ProbeOptions opts;
+    ProbeOptions opts = isolated_probe_options(os, 10);
     opts.cuda_init = CudaInitPolicy::never;
-    if (auto self = os.proc.self_path()) opts.driver_probe_argv = {*self, "__probe-driver"};
     snap = run_probe(os, opts);
   }
   const auto matches = doctor::Explainer::embedded().explain(text, snap ? &*snap : nullptr);

@@ -1,9 +1,7 @@
 // `gpuready plan`: the newest compatible stack for this machine (probed) or one described by
 // flags, with alternatives, exclusions, changes and install steps (docs/plan.md).
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -36,22 +34,6 @@ std::optional<Version> parse_flag_version(const std::string& text, size_t min_pa
   return v;
 }
 
-std::optional<Snapshot> read_snapshot(const std::string& path, std::string* error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = "cannot read " + path;
-    return std::nullopt;
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  try {
-    return snapshot_from_json(nlohmann::json::parse(ss.str()));
-  } catch (const std::exception& e) {
-    *error = path + " is not a gpuready snapshot: " + e.what();
-    return std::nullopt;
-  }
-}
-
 int run_plan_cmd(const PlanCmdOptions& o) {
   const Os& os = real_os();
 
@@ -70,12 +52,7 @@ int run_plan_cmd(const PlanCmdOptions& o) {
   // Flags, checked before any probing.
   plan::PlanInputs flags;
   if (!o.os.empty()) flags.os = o.os;
-  if (!o.framework.empty()) {
-    std::string fw = o.framework;
-    if (fw == "torch") fw = "pytorch";
-    if (fw == "tf") fw = "tensorflow";
-    flags.framework = fw;
-  }
+  if (!o.framework.empty()) flags.framework = framework_flag(o.framework);
   if (!o.cc.empty()) {
     flags.cc = parse_flag_version(o.cc, 2);
     if (!flags.cc || flags.cc->major() < 1 || flags.cc->major() > 20 || flags.cc->minor() > 9)
@@ -118,14 +95,12 @@ int run_plan_cmd(const PlanCmdOptions& o) {
   std::string label;
   if (!o.snapshot.empty()) {
     std::string err;
-    snap = read_snapshot(o.snapshot, &err);
+    snap = read_snapshot_file(o.snapshot, &err);
     if (!snap) return usage(err);
     label = "snapshot";
   } else if (!o.no_probe) {
-    ProbeOptions opts;
+    ProbeOptions opts = isolated_probe_options(os, o.timeout_s);
     opts.cuda_init = CudaInitPolicy::never;  // the plan needs NVML's facts only
-    opts.child_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-    if (auto self = os.proc.self_path()) opts.driver_probe_argv = {*self, "__probe-driver"};
     snap = run_probe(os, opts);
     label = "probe";
   }
@@ -187,8 +162,7 @@ void setup_plan(CLI::App& app, int* exit_code) {
   sub->add_option("--cc", o->cc, "GPU compute capability, e.g. 7.5")->type_name("X.Y");
   sub->add_option("--driver", o->driver, "NVIDIA driver version, e.g. 546.33")->type_name("VERSION");
   sub->add_option("--python", o->python, "Python version, e.g. 3.10")->type_name("X.Y");
-  sub->add_option("--framework", o->framework, "Framework to plan for")
-      ->check(CLI::IsMember({"tensorflow", "pytorch", "jax", "torch", "tf"}));
+  sub->add_option("--framework", o->framework, "Framework to plan for")->check(CLI::IsMember(kFrameworkFlagValues));
   sub->add_option("--framework-version", o->framework_version, "Pin a framework release: 2.4 or 2.4.0")
       ->type_name("V");
   sub->add_option("--cuda", o->cuda, "Pin the CUDA of the build: 11.8, or a major: 12")->type_name("X.Y");

@@ -24,13 +24,10 @@ struct ProbeCmdOptions {
 
 int run_probe_cmd(const ProbeCmdOptions& o) {
   const Os& os = real_os();
-  ProbeOptions opts;
+  ProbeOptions opts = isolated_probe_options(os, o.timeout_s);
+  if (o.in_process) opts.driver_probe_argv.clear();
   opts.python_paths = o.python;
   opts.cuda_init = o.cuda ? CudaInitPolicy::always : o.no_cuda ? CudaInitPolicy::never : CudaInitPolicy::automatic;
-  opts.child_timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-  if (!o.in_process) {
-    if (auto self = os.proc.self_path()) opts.driver_probe_argv = {*self, "__probe-driver"};
-  }
   const Snapshot snap = run_probe(os, opts);
   const nlohmann::json j = snapshot_to_json(snap);
   // Invalid UTF-8 from a file name or a vendor string must not abort the report: replace it.
