@@ -13,10 +13,6 @@
 namespace gpuready::doctor {
 namespace {
 
-// Rows whose wording is generic: they count only when the paste is about TensorFlow
-// (error_signatures.csv notes of these rows).
-bool needs_tensorflow(const std::string& code) { return code == "tf.illegal-instruction" || code == "tf.dll-load-failed"; }
-
 // What the machine says about a library file name the error mentions.
 void library_facts(const Snapshot& s, const std::string& name, std::vector<std::string>& out) {
   const std::string want = parse::ascii_lower(path_file_name(name));
@@ -57,7 +53,7 @@ const Explainer& Explainer::embedded() {
 
 std::vector<ExplainMatch> Explainer::explain(std::string_view text, const Snapshot* machine) const {
   if (text.size() > kMaxBytes) text = text.substr(0, kMaxBytes);
-  const bool about_tf = parse::ascii_lower(text).find("tensorflow") != std::string::npos;
+  const std::string lower = parse::ascii_lower(text);
   std::vector<std::string> lines;
   for (size_t pos = 0; pos <= text.size();) {
     const size_t nl = text.find('\n', pos);
@@ -83,7 +79,8 @@ std::vector<ExplainMatch> Explainer::explain(std::string_view text, const Snapsh
         hit = std::regex_search(window, m, sig.re) && static_cast<size_t>(m.position(0)) < line.size();
       }
       if (!hit) continue;
-      if (needs_tensorflow(sig.row->code) && !about_tf) continue;
+      // A generic row counts only when the paste is about what its `context` names.
+      if (!sig.row->context.empty() && lower.find(parse::ascii_lower(sig.row->context)) == std::string::npos) continue;
       if (std::find(seen_codes.begin(), seen_codes.end(), sig.row->code) != seen_codes.end()) break;
       seen_codes.push_back(sig.row->code);
       ExplainMatch x;

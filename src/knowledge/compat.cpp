@@ -216,8 +216,15 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
   {
     RowReader t(k, "error_signatures", error);
     for (size_t r = 0; t.ok() && r < t.size(); ++r) {
-      ErrorSignatureRow row{t.text(r, "code"), t.text(r, "title"),   t.text(r, "pattern"), t.text(r, "example"),
-                            t.text(r, "variant"), t.text(r, "cause"), {},                   t.text(r, "notes")};
+      ErrorSignatureRow row{t.text(r, "code"),
+                            t.text(r, "title"),
+                            t.text(r, "pattern"),
+                            t.text(r, "example"),
+                            t.text(r, "variant"),
+                            t.text(r, "cause"),
+                            {},
+                            t.text(r, "context"),
+                            t.text(r, "notes")};
       std::string fix = t.text(r, "fix");
       for (size_t pos = 0; pos <= fix.size();) {
         const size_t next = fix.find(";;", pos);

@@ -99,6 +99,13 @@ TEST(Explain, OrdinaryOutputIsNotRecognised) {
   for (const char* t : texts) EXPECT_TRUE(ex().explain(t).empty()) << t << "\ngot: " << codes(ex().explain(t));
 }
 
+TEST(Explain, GenericRowsCountOnlyInTheirContext) {
+  // "Illegal instruction" alone is any program's crash; after a TensorFlow import it is the AVX one.
+  EXPECT_FALSE(has_code(ex().explain("Illegal instruction (core dumped)"), "tf.illegal-instruction"));
+  EXPECT_TRUE(has_code(ex().explain("$ python -c 'import tensorflow'\nIllegal instruction (core dumped)"),
+                       "tf.illegal-instruction"));
+}
+
 TEST(Explain, TheWalkthroughsMissingDllWithHarmlessLinesAround) {
   const std::string paste =
       "2021-03-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load "
