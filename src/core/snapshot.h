@@ -26,6 +26,7 @@ struct OsFacts {
   Fact<std::string> arch;          // "x86_64", "aarch64"
   Fact<std::string> wsl;           // "none" | "wsl1" | "wsl2"
   Fact<std::string> container;     // "none" | "docker" | "podman" | "kubernetes" | "lxc" | ...
+  Fact<bool> secure_boot;          // UEFI Secure Boot enforced (Linux: the SecureBoot EFI variable)
 };
 
 // 2. CPU and memory.
@@ -73,10 +74,20 @@ struct NvidiaGpu {
   Fact<std::uint64_t> memory_total_bytes, memory_used_bytes;
   Fact<std::string> compute_capability;       // "9.0"
   Fact<std::string> architecture;             // "Hopper"
-  Fact<int> pcie_gen_current, pcie_gen_max;
+  Fact<int> pcie_gen_current, pcie_gen_max;   // max: what this GPU in this slot can reach
+  Fact<int> pcie_gen_gpu_max;                 // what the GPU itself supports (a Gen5 card in a Gen4 slot: 5)
   Fact<int> pcie_width_current, pcie_width_max;
   Fact<bool> persistence_mode;
   Fact<bool> ecc_enabled;                     // current ECC mode
+  Fact<std::uint64_t> ecc_uncorrected_volatile;   // uncorrectable ECC errors since the driver loaded
+  Fact<std::uint64_t> ecc_uncorrected_aggregate;  // ... over the board's life
+  Fact<std::uint64_t> ecc_corrected_volatile;
+  Fact<int> retired_pages_sbe, retired_pages_dbe;  // page retirement (before Ampere): pages retired per cause
+  Fact<bool> retired_pages_pending;                // a retirement waits for the next driver load / GPU reset
+  Fact<int> remapped_rows_correctable, remapped_rows_uncorrectable;  // row remapping (Ampere and newer)
+  Fact<bool> row_remap_pending;                                      // a remap waits for a GPU reset
+  Fact<bool> row_remap_failed;                                       // a remap failed: the board needs service
+  Fact<int> utilization_percent;                        // GPU busy share at probe time (NVML utilization rates)
   Fact<std::vector<std::string>> clocks_event_reasons;  // "gpu_idle", "sw_power_cap", "hw_thermal_slowdown", ...
   Fact<int> temperature_c;
   Fact<double> power_draw_w, power_limit_w;
@@ -94,6 +105,9 @@ struct NvidiaDriverFacts {
   Fact<std::string> driver_version;           // "580.159.04"
   Fact<std::string> cuda_driver_version;      // newest CUDA the driver supports: "13.0"
   Fact<std::string> kernel_module_version;    // /proc/driver/nvidia/version
+  Fact<std::string> kernel_module_file;       // nvidia.ko(.xz/.zst) for the running kernel (modules.dep), or why none
+  std::vector<std::string> kernel_module_kernels;  // kernels in /lib/modules that have an nvidia module
+  Fact<bool> kernel_module_signed;                 // that file carries a module signature (unknown when compressed)
   Fact<int> nvml_device_count;
   Fact<std::string> cuda_library;             // libcuda file mapped
   Fact<std::string> cuda_init;                // "CUDA_SUCCESS" or the error name
@@ -113,6 +127,16 @@ struct Toolkit {
   std::string canonical_root;                 // root with links resolved (to merge /usr/local/cuda with cuda-12.4)
 };
 
+// A shared library that one file names as NEEDED (ELF) or imports (PE), and which file the
+// loader would map for it when that file is loaded (its RUNPATH/RPATH with $ORIGIN, then
+// LD_LIBRARY_PATH, the cache and the default folders). The C runtime's own libraries are left out.
+struct Dependency {
+  std::string name;        // "libnvJitLink.so.12"
+  std::string needed_by;   // the file that names it: "libcusolver.so.11.4.1.48"
+  Fact<std::string> path;  // unknown: why the loader would not find it
+  std::string via;         // "RUNPATH", "RPATH", "LD_LIBRARY_PATH", "ld.so.cache", "default path"
+};
+
 // 6. One copy of a GPU library on disk.
 struct LibraryCopy {
   std::string library;                        // "cudart" | "cublas" | "cudnn" | "cufft" | "curand" | "cusolver" | "cusparse" | "nccl" | "tensorrt" | ...
@@ -123,6 +147,8 @@ struct LibraryCopy {
   std::string version_source;                 // "cudnn_version.h", "file name", "dist-info"
   std::string origin;                         // "toolkit", "ld.so.cache", "LD_LIBRARY_PATH", "wsl", "pip", "conda", "system"
   std::string origin_detail;                  // e.g. the toolkit root or the wheel name
+  std::string runpath;            // its DT_RUNPATH (or DT_RPATH) as written: "$ORIGIN:$ORIGIN/../../cublas/lib"
+  std::vector<Dependency> needs;  // what it names as NEEDED, resolved for it
 };
 
 // Which file the dynamic loader would pick for one soname.
@@ -130,6 +156,7 @@ struct LoaderResolution {
   std::string soname;                         // "libcudnn.so.9"
   Fact<std::string> path;                     // unknown: "not found by the loader"
   std::string via;                            // "LD_LIBRARY_PATH", "ld.so.cache", "default path", "PATH", "System32"
+  std::string canonical;                      // path with every link resolved: the LibraryCopy::path it maps
 };
 
 // A cuDNN 8/9 install: the main library and its sub-libraries in one folder.
@@ -141,6 +168,7 @@ struct CudnnSet {
   std::map<std::string, std::string> versions;  // sub-library -> version seen in its file name
   bool consistent = true;                     // all sub-libraries of one version
   Fact<std::string> header;                   // cudnn_version.h that belongs to it, if any
+  std::vector<Dependency> needs;              // what the sub-libraries name as NEEDED, resolved (needed_by: which)
 };
 
 struct LibraryFacts {
@@ -190,7 +218,8 @@ struct Snapshot {
 };
 
 // JSON for every part (field names are the schema; see docs/snapshot.md).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OsFacts, family, name, id, version, kernel, arch, wsl, container)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OsFacts, family, name, id, version, kernel, arch, wsl, container,
+                                                secure_boot)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CpuFacts, vendor, model, sockets, cores, threads, isa, ram_bytes,
                                                 ram_available_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PciGpu, address, vendor, vendor_id, device_id, subsystem_vendor_id,
@@ -198,24 +227,25 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PciGpu, address, vendor, vendor_
                                                 link_speed_current, link_speed_max, link_width_current,
                                                 link_width_max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverStep, name, ok, code, message, ms)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NvidiaGpu, index, name, uuid, pci_bus_id, memory_total_bytes,
-                                                memory_used_bytes, compute_capability, architecture,
-                                                pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max,
-                                                persistence_mode, ecc_enabled, clocks_event_reasons, temperature_c,
-                                                power_draw_w, power_limit_w, sm_clock_mhz, memory_clock_mhz,
-                                                sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_width_bits,
-                                                sm_count, cuda_ordinal)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    NvidiaGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, compute_capability, architecture,
+    pcie_gen_current, pcie_gen_max, pcie_gen_gpu_max, pcie_width_current, pcie_width_max, persistence_mode, ecc_enabled,
+    ecc_uncorrected_volatile, ecc_uncorrected_aggregate, ecc_corrected_volatile, retired_pages_sbe, retired_pages_dbe,
+    retired_pages_pending, remapped_rows_correctable, remapped_rows_uncorrectable, row_remap_pending, row_remap_failed,
+    utilization_percent, clocks_event_reasons, temperature_c, power_draw_w, power_limit_w, sm_clock_mhz,
+    memory_clock_mhz, sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_width_bits, sm_count, cuda_ordinal)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NvidiaDriverFacts, steps, nvml_library, driver_version,
-                                                cuda_driver_version, kernel_module_version, nvml_device_count,
-                                                cuda_library, cuda_init, cuda_device_count, cuda_visible_devices,
-                                                gpus)
+                                                cuda_driver_version, kernel_module_version, kernel_module_file,
+                                                kernel_module_kernels, kernel_module_signed, nvml_device_count,
+                                                cuda_library, cuda_init, cuda_device_count, cuda_visible_devices, gpus)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Toolkit, root, found_by, version, version_source, nvcc,
                                                 is_path_nvcc, canonical_root)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryCopy, library, path, file_name, soname, version,
-                                                version_source, origin, origin_detail)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LoaderResolution, soname, path, via)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CudnnSet, dir, version, present, missing, versions, consistent,
-                                                header)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Dependency, name, needed_by, path, via)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryCopy, library, path, file_name, soname, version, version_source,
+                                                origin, origin_detail, runpath, needs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LoaderResolution, soname, path, via, canonical)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CudnnSet, dir, version, present, missing, versions, consistent, header,
+                                                needs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryFacts, copies, resolutions, cudnn_sets, ld_cache)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonPackage, name, version, location, details)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonEnv, interpreter, found_by, version, prefix, site_packages,

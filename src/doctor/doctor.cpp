@@ -1,11 +1,12 @@
 // The rule registry, the runner, the per-framework verdicts and the report's JSON.
 #include "doctor/doctor.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "doctor/rules.h"
+#include "platform/os.h"
 
 namespace gpuready::doctor {
 
@@ -82,6 +83,54 @@ std::optional<BuildCuda> build_cuda(const InstalledFramework& f) {
   return out;
 }
 
+std::string folder_key(const std::string& dir) {
+  if (dir.rfind("/usr/lib", 0) == 0) return dir.substr(4);
+  return dir;
+}
+
+const LoaderResolution* resolution_of(const Snapshot& s, const std::string& soname) {
+  for (const auto& r : s.libraries.resolutions)
+    if (r.soname == soname) return &r;
+  return nullptr;
+}
+
+const LibraryCopy* picked_copy(const Snapshot& s, const LoaderResolution& r) {
+  if (!r.path.has()) return nullptr;
+  for (const auto& c : s.libraries.copies)
+    if (!r.canonical.empty() && c.path == r.canonical) return &c;
+  if (!r.canonical.empty()) return nullptr;
+  const std::string dir = folder_key(path_folder(r.path.value()));
+  for (const auto& c : s.libraries.copies)
+    if (c.soname == r.soname && folder_key(path_folder(c.path)) == dir) return &c;
+  return nullptr;
+}
+
+bool system_wide(const LibraryCopy& c) { return c.origin != "pip" && c.origin != "conda"; }
+
+std::string version_or(const LibraryCopy& c, const std::string& fallback) {
+  return c.version.has() ? c.version.value() : fallback;
+}
+
+std::vector<std::string> loader_path_fix(const Context& c, const std::string& dir, const PythonEnv* env) {
+  if (c.os == "windows") {
+    std::vector<std::string> out = {fmt::format(
+        "set PATH={};%PATH%   # for this terminal; System settings > Environment Variables to keep it", dir)};
+    const auto py = env && env->version.has() ? Version::parse(env->version.value()) : std::nullopt;
+    if (py && *py >= Version::of({3, 8}))
+      out.push_back(
+          fmt::format("# Python {} does not search PATH for extension modules' DLLs: before the import, "
+                      "add  import os; os.add_dll_directory(r\"{}\")",
+                      env->version.value(), dir));
+    return out;
+  }
+  return {
+      fmt::format("echo {} | sudo tee /etc/ld.so.conf.d/gpuready-cuda.conf && sudo ldconfig   # for every program",
+                  dir),
+      fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}   # or for this shell only (add "
+                  "to ~/.bashrc to keep)",
+                  dir)};
+}
+
 std::string env_version(const PythonEnv& env) { return env.version.has() ? env.version.value() : "?"; }
 
 std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows) {
@@ -104,28 +153,50 @@ const std::vector<Rule>& all_rules() {
       {"driver.nouveau", Severity::error, "the open-source nouveau driver holds the GPU", rule_nouveau},
       {"driver.not-installed", Severity::error, "an NVIDIA GPU on the bus but no NVIDIA driver library",
        rule_driver_not_installed},
-      {"driver.mismatch", Severity::error, "NVML: driver/library version mismatch (kernel module older than the libraries)",
-       rule_driver_mismatch},
-      {"driver.module-not-loaded", Severity::error, "the driver's libraries are installed but its kernel module is not loaded",
-       rule_module_not_loaded},
+      {"driver.mismatch", Severity::error,
+       "NVML: driver/library version mismatch (kernel module older than the libraries)", rule_driver_mismatch},
+      {"driver.module-not-loaded", Severity::error,
+       "the driver's libraries are installed but its kernel module is not loaded", rule_module_not_loaded},
+      {"driver.module-not-built", Severity::error,
+       "the kernel module exists for other kernels but not the running one (DKMS did not rebuild it)",
+       rule_module_not_built},
+      {"driver.secure-boot-unsigned", Severity::error, "Secure Boot on and the kernel module unsigned",
+       rule_secure_boot_unsigned},
       {"wsl.linux-driver", Severity::error, "a Linux NVIDIA driver installed inside WSL2", rule_wsl_linux_driver},
       {"wsl.libcuda", Severity::error, "WSL2: libcuda.so.1 not resolvable from /usr/lib/wsl/lib", rule_wsl_libcuda},
       {"cuda.visible-devices", Severity::error, "CUDA_VISIBLE_DEVICES hides every GPU", rule_visible_devices_hide_all},
-      {"cuda.driver-too-old-for-framework", Severity::error,
-       "an installed framework's CUDA build needs a newer driver", rule_driver_too_old_for_framework},
+      {"cuda.driver-too-old-for-framework", Severity::error, "an installed framework's CUDA build needs a newer driver",
+       rule_driver_too_old_for_framework},
       {"cuda.driver-too-old-for-toolkit", Severity::warn, "an installed CUDA toolkit is newer than the driver runs",
        rule_driver_too_old_for_toolkit},
       {"cuda.toolkits-disagree", Severity::warn, "PATH's nvcc and CUDA_HOME/CUDA_PATH name different toolkits",
        rule_toolkits_disagree},
+      {"cuda.loader-toolkit-mismatch", Severity::warn,
+       "the loader gives programs CUDA libraries of another toolkit than PATH's nvcc, or none of its own",
+       rule_loader_toolkit_mismatch},
       {"cudnn.partial", Severity::error, "a cuDNN copy with sub-libraries missing (copied only in part)",
        rule_cudnn_partial},
       {"cudnn.mixed-versions", Severity::error, "a cuDNN folder whose sub-libraries are of different versions",
        rule_cudnn_mixed},
+      {"cudnn.header-only", Severity::error, "a cuDNN header in a CUDA toolkit without its libraries (copied in part)",
+       rule_cudnn_header_only},
+      {"cudnn.dll-not-in-bin", Severity::error, "cuDNN DLLs copied into lib\\x64 instead of bin (Windows)",
+       rule_cudnn_dll_not_in_bin},
+      {"cudnn.cuda-major", Severity::error, "a cuDNN built for another CUDA major than the framework that loads it",
+       rule_cudnn_cuda_major},
+      {"cudnn.loader-picks-older", Severity::error,
+       "the loader picks a cuDNN older than TensorFlow was built with, though a newer copy may be installed",
+       rule_cudnn_loader_picks_older},
       {"library.not-found", Severity::error,
        "a CUDA library TensorFlow loads by name is on disk, in a folder the loader does not search (the missing DLL)",
        rule_library_not_found},
       {"library.not-installed", Severity::error, "a CUDA or cuDNN library TensorFlow loads by name is not installed",
        rule_library_not_installed},
+      {"library.dependency-missing", Severity::error,
+       "a CUDA library is found but a library it needs is not (e.g. libcusolver -> libnvJitLink)",
+       rule_dependency_missing},
+      {"library.shadowed", Severity::warn, "the loader picks an older copy of a CUDA library than one installed",
+       rule_library_shadowed},
       {"cudnn.older-than-built", Severity::error, "a cuDNN wheel older than the framework was built with",
        rule_cudnn_older_than_built},
       {"torch.cpu-only", Severity::error, "a CPU-only PyTorch wheel on a machine with an NVIDIA GPU",
@@ -143,10 +214,18 @@ const std::vector<Rule>& all_rules() {
       {"tensorflow.numpy-too-new", Severity::error, "NumPy 2 with a TensorFlow built against NumPy 1",
        rule_tf_numpy_too_new},
       {"health.pcie-width", Severity::warn, "the GPU's PCIe link runs narrower than it can", rule_pcie_width},
+      {"health.pcie-gen", Severity::warn,
+       "the PCIe link runs below the GPU's generation (capped by the slot, or low while busy)", rule_pcie_gen},
       {"health.throttling", Severity::warn, "the GPU is slowed by heat or power right now", rule_throttling},
       {"health.memory-in-use", Severity::warn, "most GPU memory is taken by other processes", rule_memory_in_use},
       {"health.persistence-off", Severity::info, "persistence mode off on a Linux data-center GPU",
        rule_persistence_off},
+      {"health.ecc-uncorrected", Severity::warn, "uncorrectable ECC memory errors since the driver loaded",
+       rule_ecc_uncorrected},
+      {"health.reset-pending", Severity::warn, "a page retirement or row remap waits for a GPU reset",
+       rule_reset_pending},
+      {"health.memory-needs-service", Severity::error, "a row remap failed or page retirement reached its limit",
+       rule_memory_needs_service},
   };
   return rules;
 }
@@ -215,6 +294,24 @@ Report diagnose(const Snapshot& s, const knowledge::Compat& k, const Options& o)
     FrameworkVerdict v{want, "", "", false, blocking(want, "")};
     v.blocking.insert(v.blocking.begin(), "framework.not-installed");
     r.frameworks.push_back(std::move(v));
+    // Asked for and absent: the first thing to do is to install it, as the plan says.
+    Finding f;
+    f.code = "framework.not-installed";
+    f.severity = Severity::error;
+    f.title = fmt::format("{} was asked for, but no Python environment gpuready found has it installed", want);
+    for (const auto& env : s.python)
+      f.evidence.push_back(fmt::format("searched {} (Python {})", env.interpreter, env_version(env)));
+    if (f.evidence.empty()) f.evidence.push_back("no Python environment found (PATH, conda, virtual environments)");
+    f.fix = {
+        fmt::format("gpuready plan --framework {}   # the newest {} for this machine, with the exact install steps",
+                    want, want),
+        fmt::format("gpuready doctor --framework {} --python <path to its python>   # if it lives in an environment "
+                    "gpuready did not find",
+                    want)};
+    f.frameworks = {want};
+    const auto at = std::find_if(r.findings.begin(), r.findings.end(),
+                                 [](const Finding& x) { return x.severity != Severity::error; });
+    r.findings.insert(at, std::move(f));
   }
   const bool machine_ok = std::none_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
     return f.severity == Severity::error && f.frameworks.empty() && f.python.empty();

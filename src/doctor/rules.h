@@ -33,6 +33,21 @@ struct BuildCuda {
 };
 std::optional<BuildCuda> build_cuda(const InstalledFramework& f);
 std::string env_version(const PythonEnv& env);  // "3.12.3" or "?"
+// A folder, with /usr/lib and /lib taken as one (merged-/usr distributions: the loader cache
+// says /lib/x86_64-linux-gnu where the probe walked /usr/lib/x86_64-linux-gnu).
+std::string folder_key(const std::string& dir);
+// What the loader would map for this soname, or nullptr when the probe did not ask.
+const LoaderResolution* resolution_of(const Snapshot& s, const std::string& soname);
+// The copy a resolution maps (by its canonical path; older snapshots: same soname in the same
+// folder), or nullptr when unknown or not found.
+const LibraryCopy* picked_copy(const Snapshot& s, const LoaderResolution& r);
+// Copies the loader can reach for every program (not a pip wheel's or conda env's private copy).
+bool system_wide(const LibraryCopy& c);
+// "9.1.0" / "?"
+std::string version_or(const LibraryCopy& c, const std::string& fallback = "?");
+// The lines that put a folder in front of the loader's search on this OS (Linux: the ld.so.conf.d
+// line and LD_LIBRARY_PATH; Windows: PATH and, for Python >= 3.8, os.add_dll_directory).
+std::vector<std::string> loader_path_fix(const Context& c, const std::string& dir, const PythonEnv* env = nullptr);
 // Lines for one OS: Windows gets `windows`, everything else `posix`.
 std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows);
 
@@ -46,16 +61,26 @@ std::vector<Finding> rule_wsl1(const Context&);
 std::vector<Finding> rule_wsl_linux_driver(const Context&);
 std::vector<Finding> rule_wsl_libcuda(const Context&);
 std::vector<Finding> rule_visible_devices_hide_all(const Context&);
+std::vector<Finding> rule_module_not_built(const Context&);
+std::vector<Finding> rule_secure_boot_unsigned(const Context&);
 // CUDA versions (rules_cuda.cpp)
 std::vector<Finding> rule_driver_too_old_for_toolkit(const Context&);
 std::vector<Finding> rule_driver_too_old_for_framework(const Context&);
 std::vector<Finding> rule_toolkits_disagree(const Context&);
+std::vector<Finding> rule_loader_toolkit_mismatch(const Context&);
+// cuDNN copies (rules_cudnn.cpp)
 std::vector<Finding> rule_cudnn_partial(const Context&);
 std::vector<Finding> rule_cudnn_mixed(const Context&);
+std::vector<Finding> rule_cudnn_header_only(const Context&);
+std::vector<Finding> rule_cudnn_dll_not_in_bin(const Context&);
+std::vector<Finding> rule_cudnn_cuda_major(const Context&);
 // libraries a framework loads by name (rules_libraries.cpp)
 std::vector<Finding> rule_library_not_found(const Context&);
 std::vector<Finding> rule_library_not_installed(const Context&);
 std::vector<Finding> rule_cudnn_older_than_built(const Context&);
+std::vector<Finding> rule_cudnn_loader_picks_older(const Context&);
+std::vector<Finding> rule_dependency_missing(const Context&);
+std::vector<Finding> rule_library_shadowed(const Context&);
 // frameworks (rules_frameworks.cpp)
 std::vector<Finding> rule_torch_cpu_only(const Context&);
 std::vector<Finding> rule_tf_both_packages(const Context&);
@@ -69,5 +94,9 @@ std::vector<Finding> rule_pcie_width(const Context&);
 std::vector<Finding> rule_throttling(const Context&);
 std::vector<Finding> rule_memory_in_use(const Context&);
 std::vector<Finding> rule_persistence_off(const Context&);
+std::vector<Finding> rule_pcie_gen(const Context&);
+std::vector<Finding> rule_ecc_uncorrected(const Context&);
+std::vector<Finding> rule_reset_pending(const Context&);
+std::vector<Finding> rule_memory_needs_service(const Context&);
 
 }  // namespace gpuready::doctor

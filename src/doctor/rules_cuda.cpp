@@ -1,5 +1,5 @@
-// Rules about CUDA versions (driver against toolkits, framework builds and pip CUDA wheels;
-// toolkits that disagree) and cuDNN copies.
+// Rules about CUDA versions: the driver against toolkits, framework builds and pip CUDA wheels;
+// toolkits that disagree with each other or with what the loader gives programs.
 #include <fmt/format.h>
 
 #include "doctor/rules.h"
@@ -24,22 +24,6 @@ std::optional<Version> framework_cuda(const InstalledFramework& f) {
   const auto b = build_cuda(f);
   if (!b || b->value == "none") return std::nullopt;
   return Version::parse(b->value);
-}
-
-// A folder, with /usr/lib and /lib taken as one (merged-/usr distributions: the
-// loader cache says /lib/x86_64-linux-gnu where the probe walked /usr/lib/x86_64-linux-gnu).
-std::string folder_key(const std::string& dir) {
-  if (dir.rfind("/usr/lib", 0) == 0) return dir.substr(4);
-  return dir;
-}
-
-// The cuDNN folder the loader would use (for libcudnn.so.N / cudnn64_N.dll), if any.
-bool loader_uses_dir(const Snapshot& s, const std::string& dir) {
-  for (const auto& r : s.libraries.resolutions)
-    if ((r.soname.rfind("libcudnn", 0) == 0 || r.soname.rfind("cudnn64", 0) == 0) && r.path.has() &&
-        folder_key(path_folder(r.path.value())) == folder_key(dir))
-      return true;
-  return false;
 }
 
 }  // namespace
@@ -120,44 +104,49 @@ std::vector<Finding> rule_toolkits_disagree(const Context& c) {
   return {f};
 }
 
-std::vector<Finding> rule_cudnn_partial(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& set : c.s.libraries.cudnn_sets) {
-    if (set.missing.empty() || !loader_uses_dir(c.s, set.dir)) continue;
-    Finding f;
-    std::string missing;
-    for (const auto& m : set.missing) missing += (missing.empty() ? "" : ", ") + m;
-    f.title = fmt::format("cuDNN {} in {} is incomplete: {} missing", set.version.has() ? set.version.value() : "",
-                          set.dir, missing);
-    std::string present;
-    for (const auto& p : set.present) present += (present.empty() ? "" : ", ") + p;
-    f.evidence = {"present: " + (present.empty() ? std::string("only the main library") : present),
-                  "missing: " + missing};
-    f.fix = for_os(c,
-                   {"# copy every library of the cuDNN archive, not only libcudnn.so.*:",
-                    fmt::format("sudo cp -P <cuDNN archive>/lib/libcudnn* {}/", set.dir), "sudo ldconfig"},
-                   {"# copy every DLL of the cuDNN archive's bin folder, not only cudnn64_*.dll:",
-                    fmt::format("copy \"<cuDNN folder>\\bin\\cudnn*.dll\" \"{}\"", set.dir)});
-    out.push_back(std::move(f));
+std::vector<Finding> rule_loader_toolkit_mismatch(const Context& c) {
+  const Toolkit* t = nullptr;
+  for (const auto& x : c.s.toolkits)
+    if (x.is_path_nvcc) t = &x;
+  if (!t) return {};
+  std::vector<std::string> other, missing;
+  for (const auto& cp : c.s.libraries.copies) {
+    if (cp.origin != "toolkit" || cp.soname.empty() ||
+        (cp.origin_detail != t->root && cp.origin_detail != t->canonical_root))
+      continue;
+    const auto* r = resolution_of(c.s, cp.soname);
+    if (!r) continue;
+    if (!r->path.has()) {
+      missing.push_back(cp.soname);
+      continue;
+    }
+    const LibraryCopy* picked = picked_copy(c.s, *r);
+    if (!picked || picked->path == cp.path || version_or(*picked, "") == version_or(cp, "")) continue;
+    other.push_back(fmt::format("{} -> {} {} ({}, via {}); nvcc's toolkit has {}", cp.soname, picked->library,
+                                version_or(*picked), r->path.value(), r->via, version_or(cp)));
   }
-  return out;
-}
-
-std::vector<Finding> rule_cudnn_mixed(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& set : c.s.libraries.cudnn_sets) {
-    if (set.consistent || !loader_uses_dir(c.s, set.dir)) continue;
-    Finding f;
-    f.title = "The cuDNN sub-libraries in " + set.dir + " are of different versions";
-    for (const auto& [lib, v] : set.versions) f.evidence.push_back(lib + ": " + v);
-    f.fix = for_os(c,
-                   {"# remove the old copies and copy one cuDNN release's libraries together:",
-                    fmt::format("ls -l {}/libcudnn*", set.dir)},
-                   {"# remove the old copies and copy one cuDNN release's DLLs together:",
-                    fmt::format("dir \"{}\\cudnn*.dll\"", set.dir)});
-    out.push_back(std::move(f));
+  if (other.empty() && missing.empty()) return {};
+  const std::string v = t->version.has() ? t->version.value() : "?";
+  Finding f;
+  f.title = other.empty() ? fmt::format(
+                                "nvcc is CUDA {}, but the loader does not search its libraries: programs built with it "
+                                "fail with \"cannot open shared object file\"",
+                                v)
+                          : fmt::format("nvcc is CUDA {}, but the loader gives programs libraries of another CUDA", v);
+  f.evidence.push_back("nvcc on PATH: " + (t->nvcc.has() ? t->nvcc.value() : t->root));
+  for (const auto& o : other) f.evidence.push_back(o);
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    f.evidence.push_back("not found by the loader: " + list);
   }
-  return out;
+  std::string lib;
+  for (const auto& cp : c.s.libraries.copies)
+    if (cp.origin == "toolkit" && (cp.origin_detail == t->root || cp.origin_detail == t->canonical_root) &&
+        !cp.soname.empty() && lib.empty())
+      lib = path_folder(cp.path);
+  f.fix = loader_path_fix(c, lib.empty() ? t->root + (c.os == "windows" ? "\\bin" : "/lib64") : lib);
+  return {f};
 }
 
 }  // namespace gpuready::doctor

@@ -120,26 +120,94 @@ std::vector<Finding> rule_driver_mismatch(const Context& c) {
   return {f};
 }
 
-std::vector<Finding> rule_module_not_loaded(const Context& c) {
-  if (c.os != "linux") return {};
+namespace {
+
+// The kernel module is not loaded: NVML says so, or the libraries load while no driver holds the GPU.
+bool module_not_loaded(const Context& c) {
+  if (c.os != "linux") return false;
   const DriverStep* init = driver_step(c.s, "nvmlInit_v2");
   const PciGpu* p = first_nvidia(c.s);
-  const bool nvml_says = init && init->code == "NVML_ERROR_DRIVER_NOT_LOADED";
   const DriverStep* load = nvml_load_step(c.s);
+  const bool nvml_says = init && init->code == "NVML_ERROR_DRIVER_NOT_LOADED";
   const bool unbound = p && load && load->ok && p->kernel_driver.has() && p->kernel_driver.value() == "none";
-  if (!nvml_says && !unbound) return {};
+  return nvml_says || unbound;
+}
+
+// No module for the running kernel, though other kernels have one: DKMS did not rebuild it.
+bool module_missing_for_kernel(const Context& c) {
+  return !c.s.nvidia.kernel_module_file.has() && !c.s.nvidia.kernel_module_kernels.empty();
+}
+
+// Secure Boot on and the running kernel's module unsigned: the kernel refuses to load it.
+bool module_unsigned_under_secure_boot(const Context& c) {
+  const auto& n = c.s.nvidia;
+  return c.s.os.secure_boot.has() && c.s.os.secure_boot.value() && n.kernel_module_file.has() &&
+         n.kernel_module_signed.has() && !n.kernel_module_signed.value();
+}
+
+std::string kernel_of(const Context& c) { return c.s.os.kernel.has() ? c.s.os.kernel.value() : "$(uname -r)"; }
+
+}  // namespace
+
+std::vector<Finding> rule_module_not_loaded(const Context& c) {
+  if (!module_not_loaded(c) || module_missing_for_kernel(c) || module_unsigned_under_secure_boot(c)) return {};
+  const DriverStep* init = driver_step(c.s, "nvmlInit_v2");
+  const PciGpu* p = first_nvidia(c.s);
   Finding f;
   f.title = "The NVIDIA driver is installed but its kernel module is not loaded";
   if (init && !init->ok) f.evidence.push_back(step_line(*init));
   if (p) f.evidence.push_back("kernel driver bound to " + gpu_words(c, *p) + ": " +
                               (p->kernel_driver.has() ? p->kernel_driver.value() : std::string("unknown")));
   if (c.s.os.kernel.has()) f.evidence.push_back("running kernel: " + c.s.os.kernel.value());
+  if (c.s.nvidia.kernel_module_file.has())
+    f.evidence.push_back("module file: " + c.s.nvidia.kernel_module_file.value());
+  if (c.s.os.secure_boot.has())
+    f.evidence.push_back(std::string("Secure Boot: ") + (c.s.os.secure_boot.value() ? "on" : "off"));
   f.fix = {"sudo modprobe nvidia   # its error says why it cannot load",
            "dkms status   # the module must be built for the running kernel (uname -r)",
-           "sudo dkms autoinstall   # after a kernel upgrade without the module rebuilt",
-           "mokutil --sb-state   # with Secure Boot on, the module must be signed: enroll its key with sudo mokutil "
-           "--import <key.der> and reboot",
-           "sudo reboot"};
+           "sudo dkms autoinstall   # after a kernel upgrade without the module rebuilt"};
+  if (!c.s.os.secure_boot.has() || c.s.os.secure_boot.value())
+    f.fix.push_back(
+        "mokutil --sb-state   # with Secure Boot on, the module must be signed: enroll its key with sudo "
+        "mokutil --import <key.der> and reboot");
+  f.fix.push_back("sudo reboot");
+  return {f};
+}
+
+std::vector<Finding> rule_module_not_built(const Context& c) {
+  if (!module_not_loaded(c) || !module_missing_for_kernel(c)) return {};
+  const std::string k = kernel_of(c);
+  std::string others;
+  for (const auto& o : c.s.nvidia.kernel_module_kernels) others += (others.empty() ? "" : ", ") + o;
+  Finding f;
+  f.title = fmt::format(
+      "The NVIDIA kernel module was built for kernel {} but not for the running kernel {}: it was "
+      "not rebuilt after a kernel update",
+      others, k);
+  f.evidence = {"running kernel: " + k, "nvidia module for this kernel: " + c.s.nvidia.kernel_module_file.why(),
+                "kernels with an nvidia module: " + others};
+  const std::string id = c.s.os.id.has() ? c.s.os.id.value() : "";
+  if (id == "fedora" || id == "rhel" || id == "rocky" || id == "almalinux" || id == "centos")
+    f.fix = {fmt::format("sudo dnf install kernel-devel-{}   # the headers DKMS builds against", k)};
+  else
+    f.fix = {fmt::format("sudo apt-get install linux-headers-{}   # the headers DKMS builds against", k)};
+  f.fix.push_back(fmt::format("sudo dkms autoinstall -k {}", k));
+  f.fix.push_back("sudo modprobe nvidia && nvidia-smi");
+  return {f};
+}
+
+std::vector<Finding> rule_secure_boot_unsigned(const Context& c) {
+  if (!module_not_loaded(c) || module_missing_for_kernel(c) || !module_unsigned_under_secure_boot(c)) return {};
+  Finding f;
+  f.title = "Secure Boot is on and the NVIDIA kernel module is not signed: the kernel refuses to load it";
+  f.evidence = {"Secure Boot: on (SecureBoot EFI variable)",
+                "module file: " + c.s.nvidia.kernel_module_file.value() + " (no module signature appended)"};
+  f.fix = {"# sign the module with a key the firmware trusts (DKMS makes one), enroll it, and reboot:",
+           "sudo mokutil --import /var/lib/dkms/mok.pub   # Ubuntu: /var/lib/shim-signed/mok/MOK.der; asks for a "
+           "one-time password",
+           "sudo dkms autoinstall --force   # rebuilds and signs the module",
+           "sudo reboot   # the blue MOK manager appears: Enroll MOK, enter the password",
+           "# or turn Secure Boot off in the firmware settings"};
   return {f};
 }
 

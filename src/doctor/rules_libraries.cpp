@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "doctor/rules.h"
 #include "platform/os.h"
@@ -99,21 +101,7 @@ std::vector<Finding> rule_library_not_found(const Context& c) {
                             need.name, need.why, dir);
       for (const auto* cp : copies) x.evidence.push_back("found: " + cp->path);
       x.evidence.push_back(need.name + ": " + (res ? res->path.why() : std::string("not resolved")));
-      if (c.os == "windows") {
-        x.fix = {fmt::format("set PATH={};%PATH%   # for this terminal; System settings > Environment Variables to keep it", dir)};
-        const auto py = f.env->version.has() ? Version::parse(f.env->version.value()) : std::nullopt;
-        if (py && *py >= Version::of({3, 8}))
-          x.fix.push_back(fmt::format("# Python {} does not search PATH for extension modules' DLLs: before `import "
-                                      "tensorflow`, add  import os; os.add_dll_directory(r\"{}\")",
-                                      f.env->version.value(), dir));
-      } else {
-        x.fix = {fmt::format("echo {} | sudo tee /etc/ld.so.conf.d/gpuready-cuda.conf && sudo ldconfig   # for every "
-                             "program",
-                             dir),
-                 fmt::format("export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}   # or for this shell "
-                             "only (add to ~/.bashrc to keep)",
-                             dir)};
-      }
+      x.fix = loader_path_fix(c, dir, f.env);
       x.frameworks = {"tensorflow"};
       x.python = f.env->interpreter;
       out.push_back(std::move(x));
@@ -202,6 +190,273 @@ std::vector<Finding> rule_cudnn_older_than_built(const Context& c) {
       x.python = f.env->interpreter;
       out.push_back(std::move(x));
     }
+  }
+  return out;
+}
+
+namespace {
+
+// The cuDNN a TensorFlow needs at least: its build info when that names a minor, else the
+// tested-build table's row for its release on this OS (build info often says only "8").
+std::optional<Version> tensorflow_cudnn_floor(const Context& c, const SystemTensorflow& tf) {
+  if (tf.cudnn && tf.cudnn->parts.size() >= 2) return tf.cudnn;
+  const auto v = Version::parse(tf.f.package->version);
+  if (!v) return std::nullopt;
+  const std::string os = c.os == "windows" ? "windows" : "linux";
+  for (const auto& r : c.k.tensorflow)
+    if (r.os == os && r.device == "gpu" && r.version.major_minor() == v->major_minor() && r.cudnn &&
+        (!tf.cudnn || r.cudnn->major() == tf.cudnn->major()))
+      return r.cudnn;
+  return std::nullopt;
+}
+
+// The frameworks a library copy serves, and the environment: a pip/conda copy serves the
+// frameworks of the environment whose site-packages (or prefix) hold it; a system-wide copy
+// serves TensorFlow, the framework that loads CUDA from the system.
+struct Served {
+  std::vector<std::string> frameworks;
+  const PythonEnv* env = nullptr;
+};
+Served served_by(const Context& c, const std::string& path, bool system) {
+  Served out;
+  if (system) {
+    out.frameworks = {"tensorflow"};
+    return out;
+  }
+  for (const auto& env : c.s.python) {
+    bool inside = false;
+    for (const auto& sp : env.site_packages)
+      if (!sp.empty() && path.rfind(sp, 0) == 0) inside = true;
+    // A conda environment keeps its CUDA libraries in <prefix>/lib; /usr and /usr/local are the
+    // system's prefix, not an environment's.
+    const std::string prefix = env.prefix.has() ? env.prefix.value() : "";
+    if (!inside && !prefix.empty() && prefix != "/usr" && prefix != "/usr/local" && prefix != "/" &&
+        path.rfind(prefix + "/", 0) == 0)
+      inside = true;
+    if (!inside) continue;
+    out.env = &env;
+    for (const auto& f : installed_frameworks(c.s))
+      if (f.env == &env && std::find(out.frameworks.begin(), out.frameworks.end(), f.framework) == out.frameworks.end())
+        out.frameworks.push_back(f.framework);
+    break;
+  }
+  return out;
+}
+
+// The copy that a resolved dependency maps: same soname in the same folder, or the very file.
+const LibraryCopy* copy_at(const Snapshot& s, const Dependency& d) {
+  if (!d.path.has()) return nullptr;
+  const std::string& p = d.path.value();
+  const std::string dir = folder_key(path_folder(p));
+  for (const auto& cp : s.libraries.copies)
+    if (cp.path == p || (cp.soname == d.name && folder_key(path_folder(cp.path)) == dir)) return &cp;
+  return nullptr;
+}
+
+// The first dependency the loader cannot find, following resolved dependencies through the
+// copies the probe read (at most a few levels), with the chain of names that leads to it.
+struct Broken {
+  std::vector<std::string> chain;  // "libcusolver.so.11", "libcublas.so.12"
+  const Dependency* dep = nullptr;
+};
+std::optional<Broken> first_missing(const Snapshot& s, const std::vector<Dependency>& needs,
+                                    std::vector<std::string> chain, std::set<std::string>& seen) {
+  for (const auto& d : needs)
+    if (!d.path.has()) {
+      auto ch = chain;
+      if (ch.empty() || ch.back() != d.needed_by) ch.push_back(d.needed_by);
+      return Broken{ch, &d};
+    }
+  if (chain.size() >= 4) return std::nullopt;
+  for (const auto& d : needs) {
+    const LibraryCopy* next = copy_at(s, d);
+    if (!next || !seen.insert(next->path).second) continue;
+    auto ch = chain;
+    ch.push_back(d.needed_by);
+    if (auto b = first_missing(s, next->needs, ch, seen)) return b;
+  }
+  return std::nullopt;
+}
+
+// What to install when a dependency is nowhere on disk.
+std::vector<std::string> install_dependency_lines(const Context& c, const std::string& name, const Served& who) {
+  if (name.rfind("libz.so", 0) == 0)
+    return {"sudo apt-get install zlib1g   # Debian/Ubuntu; Fedora/RHEL: sudo dnf install zlib"};
+  static const std::pair<const char*, const char*> kWheels[] = {
+      {"libnvJitLink", "nvjitlink"}, {"libcublasLt", "cublas"}, {"libcublas", "cublas"}, {"libcudart", "cuda-runtime"},
+      {"libcusparse", "cusparse"},   {"libcufft", "cufft"},     {"libcurand", "curand"}, {"libcusolver", "cusolver"},
+      {"libnvrtc", "cuda-nvrtc"},    {"libcudnn", "cudnn"},     {"libnccl", "nccl"}};
+  std::string wheel;
+  for (const auto& [stem, w] : kWheels)
+    if (name.rfind(std::string(stem) + ".so", 0) == 0 || name.rfind(std::string(stem) + "_", 0) == 0) {
+      wheel = w;
+      break;
+    }
+  if (who.env && !wheel.empty()) {
+    // The wheel for the CUDA major of the environment's framework: CUDA 13 wheels dropped the
+    // -cuNN suffix (except cuDNN and NCCL, which keep it).
+    std::optional<long> major;
+    for (const auto& f : installed_frameworks(c.s))
+      if (f.env == who.env)
+        if (const auto b = build_cuda(f))
+          if (const auto v = Version::parse(b->value)) major = v->major();
+    if (major) {
+      const bool suffix = *major < 13 || wheel == "cudnn" || wheel == "nccl";
+      return {fmt::format("{} -m pip install nvidia-{}{}", who.env->interpreter, wheel,
+                          suffix ? fmt::format("-cu{}", *major) : std::string())};
+    }
+  }
+  return {
+      fmt::format("# {} belongs to the CUDA toolkit's libraries: install them (gpuready plan lists the steps) or "
+                  "find a copy: ldconfig -p | grep {}",
+                  name, name.substr(0, name.find(".so")))};
+}
+
+}  // namespace
+
+std::vector<Finding> rule_cudnn_loader_picks_older(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& tf : system_tensorflows(c)) {
+    const auto need = tensorflow_cudnn_floor(c, tf);
+    if (!need || need->parts.size() < 2) continue;
+    const std::string name =
+        c.os == "windows" ? fmt::format("cudnn64_{}.dll", need->major()) : fmt::format("libcudnn.so.{}", need->major());
+    const auto* res = resolution_of(c.s, name);
+    const LibraryCopy* picked = res ? picked_copy(c.s, *res) : nullptr;
+    if (!picked || !picked->version.has()) continue;
+    const auto have = Version::parse(picked->version.value());
+    if (!have || have->major() != need->major() || have->major_minor() >= need->major_minor()) continue;
+    const LibraryCopy* better = nullptr;
+    std::optional<Version> better_v;
+    for (const auto& cp : c.s.libraries.copies) {
+      if (cp.library != "cudnn" || cp.soname != name || !system_wide(cp) || &cp == picked || !cp.version.has())
+        continue;
+      const auto v = Version::parse(cp.version.value());
+      if (v && v->major_minor() >= need->major_minor() && (!better_v || *v > *better_v)) {
+        better = &cp;
+        better_v = v;
+      }
+    }
+    Finding x;
+    x.title = fmt::format(
+        "{} {} needs cuDNN >= {}, but the loader picks cuDNN {}: \"Loaded runtime CuDNN library: {} "
+        "but source was compiled with: {}\"",
+        tf.f.package->name, tf.f.package->version, need->major_minor().str(), have->str(), have->str(), need->str());
+    x.evidence = {fmt::format("{} -> {} (via {}): cuDNN {}", name, res->path.value(), res->via, have->str())};
+    if (better) x.evidence.push_back(fmt::format("cuDNN {} is also installed: {}", better_v->str(), better->path));
+    if (better) {
+      x.fix = loader_path_fix(c, path_folder(better->path), tf.f.env);
+      if (c.os != "windows")
+        x.fix.push_back(fmt::format("dpkg -S {}   # or remove the old copy: this names its package", picked->path));
+    } else {
+      x.fix = {
+          fmt::format("gpuready plan --framework tensorflow --framework-version {}   # the cuDNN it needs, and "
+                      "where its files go",
+                      tf.f.package->version)};
+    }
+    x.frameworks = {"tensorflow"};
+    x.python = tf.f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> rule_dependency_missing(const Context& c) {
+  std::vector<Finding> out;
+  std::map<std::string, std::pair<size_t, size_t>> reported;  // missing name + consumer -> (index in out, chain length)
+  auto judge = [&](const std::string& what, const std::string& path, const std::vector<Dependency>& needs,
+                   bool system) {
+    std::set<std::string> seen{path};
+    const auto b = first_missing(c.s, needs, {}, seen);
+    if (!b) return;
+    const Served who = served_by(c, path, system);
+    if (!system && who.frameworks.empty()) return;  // a private copy no framework uses
+    const std::string key = b->dep->name + "|" + (who.env ? who.env->interpreter : std::string("system"));
+    const auto it = reported.find(key);
+    if (it != reported.end() && it->second.second >= b->chain.size()) return;  // keep the longest chain
+    std::string chain;
+    for (const auto& n : b->chain) chain += n + " -> ";
+    chain += b->dep->name;
+    Finding x;
+    x.title = fmt::format(
+        "{} is installed, but it needs {}, which the loader cannot find: loading it fails with "
+        "\"{}: cannot open shared object file\"",
+        what, b->dep->name, b->dep->name);
+    x.evidence = {"needs: " + chain, b->dep->name + ": " + b->dep->path.why(), "file: " + path};
+    // A copy in another folder than the one that needs it (in the same folder, RUNPATH $ORIGIN would find it).
+    const LibraryCopy* elsewhere = nullptr;
+    const std::string here = folder_key(path_folder(path));
+    for (const auto& cp : c.s.libraries.copies)
+      if (!elsewhere && (cp.soname == b->dep->name || cp.file_name == b->dep->name) &&
+          folder_key(path_folder(cp.path)) != here)
+        elsewhere = &cp;
+    if (elsewhere) {
+      x.evidence.push_back("a copy is on disk: " + elsewhere->path);
+      x.fix = loader_path_fix(c, path_folder(elsewhere->path), who.env);
+    } else {
+      x.fix = install_dependency_lines(c, b->dep->name, who);
+    }
+    x.frameworks = who.frameworks;
+    if (who.env) x.python = who.env->interpreter;
+    if (it != reported.end()) {
+      out[it->second.first] = std::move(x);
+      it->second.second = b->chain.size();
+    } else {
+      reported[key] = {out.size(), b->chain.size()};
+      out.push_back(std::move(x));
+    }
+  };
+  // What the loader gives every program, and the copies inside framework environments.
+  for (const auto& r : c.s.libraries.resolutions) {
+    const LibraryCopy* cp = picked_copy(c.s, r);
+    if (cp && system_wide(*cp))
+      judge(cp->file_name + " (" + cp->library + " " + version_or(*cp) + ")", cp->path, cp->needs, true);
+  }
+  for (const auto& cp : c.s.libraries.copies)
+    if (!system_wide(cp))
+      judge(cp.file_name + " (" + cp.library + " " + version_or(cp) + ")", cp.path, cp.needs, false);
+  for (const auto& set : c.s.libraries.cudnn_sets) {
+    bool system = false;
+    for (const auto& r : c.s.libraries.resolutions)
+      if (r.soname.rfind("libcudnn", 0) == 0 && r.path.has() &&
+          folder_key(path_folder(r.path.value())) == folder_key(set.dir))
+        system = true;
+    bool in_env = served_by(c, set.dir, false).env != nullptr;
+    if (system || in_env)
+      judge("cuDNN " + (set.version.has() ? set.version.value() : std::string()) + " in " + set.dir, set.dir + "/",
+            set.needs, system && !in_env);
+  }
+  return out;
+}
+
+std::vector<Finding> rule_library_shadowed(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& r : c.s.libraries.resolutions) {
+    const LibraryCopy* picked = picked_copy(c.s, r);
+    if (!picked || !system_wide(*picked) || !picked->version.has()) continue;
+    const auto have = Version::parse(picked->version.value());
+    if (!have) continue;
+    const LibraryCopy* newer = nullptr;
+    std::optional<Version> newer_v;
+    for (const auto& cp : c.s.libraries.copies) {
+      if (&cp == picked || cp.soname != r.soname || !system_wide(cp) || !cp.version.has()) continue;
+      const auto v = Version::parse(cp.version.value());
+      if (v && *v > *have && (!newer_v || *v > *newer_v)) {
+        newer = &cp;
+        newer_v = v;
+      }
+    }
+    if (!newer) continue;
+    Finding x;
+    x.title =
+        fmt::format("The loader gives programs {} {} from {}, though {} {} is installed in {}", picked->library,
+                    have->str(), path_folder(picked->path), picked->library, newer_v->str(), path_folder(newer->path));
+    x.evidence = {fmt::format("{} -> {} (via {})", r.soname, r.path.value(), r.via),
+                  fmt::format("newer copy: {} ({})", newer->path, newer->origin)};
+    x.fix = loader_path_fix(c, path_folder(newer->path));
+    if (c.os != "windows")
+      x.fix.push_back(fmt::format("dpkg -S {}   # or remove the old copy: this names its package", picked->path));
+    out.push_back(std::move(x));
   }
   return out;
 }

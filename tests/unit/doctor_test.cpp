@@ -60,6 +60,60 @@ DriverStep& step(Snapshot& s, const std::string& name) {
   throw std::runtime_error("no step " + name);
 }
 
+LibraryCopy copy(const std::string& library, const std::string& soname, const std::string& path,
+                 const std::string& version, const std::string& origin, const std::string& detail = "") {
+  LibraryCopy c;
+  c.library = library;
+  c.soname = soname;
+  c.path = path;
+  c.file_name = path_file_name(path);
+  c.version = version;
+  c.origin = origin;
+  c.origin_detail = detail;
+  return c;
+}
+LoaderResolution& resolution(Snapshot& s, const std::string& soname) {
+  for (auto& r : s.libraries.resolutions)
+    if (r.soname == soname) return r;
+  throw std::runtime_error("no resolution " + soname);
+}
+LibraryCopy& copy_at(Snapshot& s, const std::string& path) {
+  for (auto& c : s.libraries.copies)
+    if (c.path == path) return c;
+  throw std::runtime_error("no copy " + path);
+}
+Dependency dep(const std::string& name, const std::string& by, const std::string& path = "") {
+  Dependency d;
+  d.name = name;
+  d.needed_by = by;
+  if (path.empty()) {
+    d.path = Fact<std::string>::unknown("not found: not in its RUNPATH ($ORIGIN), LD_LIBRARY_PATH, the loader cache or "
+                                        "the default folders");
+  } else {
+    d.path = path;
+    d.via = "RUNPATH";
+  }
+  return d;
+}
+void module_not_loaded(Snapshot& s) {
+  auto& st = step(s, "nvmlInit_v2");
+  st.ok = false;
+  st.code = "NVML_ERROR_DRIVER_NOT_LOADED";
+  st.message = "NVIDIA driver is not loaded";
+  s.nvidia.gpus.clear();
+}
+void tensorflow_212_with_cudnn_824(Snapshot& s) {  // TF 2.12 (CUDA 11.8, cuDNN 8.6) and the loader's cuDNN 8.2.4
+  add_package(s, "tensorflow", "2.12.0");
+  venv(s).packages.back().details = {{"cuda_version", "11.8"}, {"cudnn_version", "8"}};
+  s.libraries.copies.push_back(copy("cudnn", "libcudnn.so.8", "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.2.4", "8.2.4", "ld.so.cache"));
+  s.libraries.copies.push_back(copy("cudnn", "libcudnn.so.8", "/usr/local/cuda-11.8/lib64/libcudnn.so.8.9.7", "8.9.7", "toolkit", "/usr/local/cuda-11.8"));
+  auto& r = resolution(s, "libcudnn.so.8");
+  r.path = std::string("/lib/x86_64-linux-gnu/libcudnn.so.8");
+  r.via = "ld.so.cache";
+  r.canonical = "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.2.4";
+}
+const char* kVenvLib = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/";
+
 struct Case {
   const char* code;
   std::function<void(Snapshot&)> fire;    // makes the H200 machine have the problem
@@ -83,6 +137,20 @@ const std::vector<Case>& cases() {
          s.nvidia.driver_version = Fact<std::string>::unknown("no NVML");
        },
        [](Snapshot& s) { s.pci_gpus[0].kernel_driver = std::string("vfio-pci"); }},  // the library loads: not this rule
+      {"driver.module-not-built",
+       [](Snapshot& s) { module_not_loaded(s); s.os.kernel = std::string("6.1.0-18-amd64");
+                         s.nvidia.kernel_module_file = Fact<std::string>::unknown("no nvidia module for kernel 6.1.0-18-amd64 in /lib/modules/6.1.0-18-amd64/modules.dep");
+                         s.nvidia.kernel_module_kernels = {"6.1.0-17-amd64"}; },
+       [](Snapshot& s) { module_not_loaded(s);  // a module for this kernel exists: driver.module-not-loaded speaks
+                         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
+                         s.nvidia.kernel_module_kernels = {"6.1.0-17-amd64", "6.1.0-18-amd64"}; }},
+      {"driver.secure-boot-unsigned",
+       [](Snapshot& s) { module_not_loaded(s); s.os.secure_boot = true;
+                         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
+                         s.nvidia.kernel_module_kernels = {"6.1.0-18-amd64"}; s.nvidia.kernel_module_signed = false; },
+       [](Snapshot& s) { module_not_loaded(s); s.os.secure_boot = true;
+                         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
+                         s.nvidia.kernel_module_kernels = {"6.1.0-18-amd64"}; s.nvidia.kernel_module_signed = true; }},
       {"driver.mismatch",
        [](Snapshot& s) { auto& st = step(s, "nvmlInit_v2"); st.ok = false; st.code = "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
                          st.message = "Driver/library version mismatch"; s.nvidia.gpus.clear(); },
@@ -117,12 +185,34 @@ const std::vector<Case>& cases() {
          s.toolkits.push_back(t);
        },
        [](Snapshot& s) { s.toolkits[0].found_by = {"CUDA_HOME", "PATH nvcc"}; }},
+      {"cuda.loader-toolkit-mismatch",
+       [](Snapshot& s) {  // LD_LIBRARY_PATH gives programs CUDA 13.1's cuBLAS while nvcc is 13.0
+         s.libraries.copies.push_back(copy("cublas", "libcublas.so.13", "/usr/local/cuda-13.1/targets/x86_64-linux/lib/libcublas.so.13.2.0.9", "13.2.0.9", "toolkit", "/usr/local/cuda-13.1"));
+         auto& r = resolution(s, "libcublas.so.13");
+         r.path = std::string("/usr/local/cuda-13.1/lib64/libcublas.so.13");
+         r.via = "LD_LIBRARY_PATH";
+         r.canonical = "/usr/local/cuda-13.1/targets/x86_64-linux/lib/libcublas.so.13.2.0.9";
+       },
+       [](Snapshot& s) { resolution(s, "libcublas.so.13").canonical = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13.1.0.3"; }},
       {"cudnn.partial",
        [](Snapshot& s) { s.libraries.cudnn_sets[1].missing = {"cudnn_cnn"}; },  // /usr/lib/x86_64-linux-gnu: the loader's
        [](Snapshot& s) { s.libraries.cudnn_sets[0].missing = {"cudnn_cnn"}; }},  // the venv's copy: not what the loader picks
       {"cudnn.mixed-versions",
        [](Snapshot& s) { s.libraries.cudnn_sets[1].consistent = false; s.libraries.cudnn_sets[1].versions["cudnn_ops"] = "9.1.0"; },
        [](Snapshot& s) { s.libraries.cudnn_sets[0].consistent = false; }},
+      {"cudnn.header-only",
+       [](Snapshot& s) { s.libraries.copies.push_back(copy("cudnn", "", "/usr/local/cuda-13.0/include/cudnn_version.h", "9.19.0", "toolkit", "/usr/local/cuda-13.0")); },
+       [](Snapshot& s) { s.libraries.copies.push_back(copy("cudnn", "libcudnn.so.9", "/usr/local/cuda-13.0/lib64/libcudnn.so.9.19.0", "9.19.0", "toolkit", "/usr/local/cuda-13.0")); }},
+      {"cudnn.dll-not-in-bin",
+       [](Snapshot& s) { s.os.family = std::string("windows"); s.os.wsl = std::string("none");
+                         s.libraries.copies.push_back(copy("cudnn", "cudnn64_8.dll", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\lib\\x64\\cudnn64_8.dll", "8.1.0", "toolkit")); },
+       [](Snapshot& s) { s.os.family = std::string("windows"); s.os.wsl = std::string("none");
+                         s.libraries.copies.push_back(copy("cudnn", "cudnn64_8.dll", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin\\cudnn64_8.dll", "8.1.0", "toolkit")); }},
+      {"cudnn.cuda-major",
+       [](Snapshot& s) { auto& p = package(s, "nvidia-cudnn-cu13"); p.name = "nvidia-cudnn-cu12"; p.version = "9.10.2.21"; },
+       [](Snapshot& s) { add_package(s, "nvidia-cudnn-cu12", "9.10.2.21"); }},  // the cu13 wheel is still there
+      {"cudnn.loader-picks-older", tensorflow_212_with_cudnn_824,
+       [](Snapshot& s) { tensorflow_212_with_cudnn_824(s); resolution(s, "libcudnn.so.8").canonical = "/usr/local/cuda-11.8/lib64/libcudnn.so.8.9.7"; }},
       {"library.not-found",
        [](Snapshot& s) {
          add_package(s, "tensorflow", "2.10.0");
@@ -148,6 +238,13 @@ const std::vector<Case>& cases() {
        [](Snapshot& s) { add_package(s, "tensorflow", "2.10.0");  // the pip CUDA 11 wheels bring them
                          venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
                          add_package(s, "nvidia-cuda-runtime-cu11", "11.8.89"); }},
+      {"library.dependency-missing",
+       [](Snapshot& s) { copy_at(s, std::string(kVenvLib) + "libcusolver.so.12").needs = {dep("libnvJitLink.so.13", "libcusolver.so.12")}; },
+       [](Snapshot& s) { copy_at(s, std::string(kVenvLib) + "libcusolver.so.12").needs = {dep("libnvJitLink.so.13", "libcusolver.so.12", std::string(kVenvLib) + "libnvJitLink.so.13")}; }},
+      {"library.shadowed",
+       [](Snapshot& s) { resolution(s, "libnccl.so.2").canonical = "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3";
+                         s.libraries.copies.push_back(copy("nccl", "libnccl.so.2", "/usr/local/cuda-13.0/lib64/libnccl.so.2.29.2", "2.29.2", "toolkit", "/usr/local/cuda-13.0")); },
+       [](Snapshot& s) { resolution(s, "libnccl.so.2").canonical = "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3"; }},  // newer only in the venv (pip)
       {"cudnn.older-than-built",
        [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0");
                          venv(s).packages.back().details = {{"cuda_version", "12.5.1"}, {"cudnn_version", "9.3"}};
@@ -175,12 +272,20 @@ const std::vector<Case>& cases() {
        [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0"); }},
       {"health.pcie-width", [](Snapshot& s) { s.nvidia.gpus[0].pcie_width_current = 8; },
        [](Snapshot& s) { s.nvidia.gpus[0].pcie_gen_current = 1; }},  // generation drops at idle: not a finding
+      {"health.pcie-gen", [](Snapshot& s) { s.nvidia.gpus[0].pcie_gen_gpu_max = 5; s.nvidia.gpus[0].pcie_gen_max = 4; },
+       [](Snapshot& s) { s.nvidia.gpus[0].pcie_gen_gpu_max = 5; s.nvidia.gpus[0].pcie_gen_current = 1; s.nvidia.gpus[0].utilization_percent = 0; }},
       {"health.throttling", [](Snapshot& s) { s.nvidia.gpus[0].clocks_event_reasons = std::vector<std::string>{"hw_thermal_slowdown"}; },
        [](Snapshot& s) { s.nvidia.gpus[0].clocks_event_reasons = std::vector<std::string>{"gpu_idle", "sw_power_cap"}; }},
       {"health.memory-in-use", [](Snapshot& s) { s.nvidia.gpus[0].memory_used_bytes = std::uint64_t{100} << 30; },
        [](Snapshot& s) { s.nvidia.gpus[0].memory_used_bytes = std::uint64_t{40} << 30; }},
       {"health.persistence-off", [](Snapshot& s) { s.nvidia.gpus[0].persistence_mode = false; },
        [](Snapshot& s) { s.nvidia.gpus[0].persistence_mode = false; s.nvidia.gpus[0].name = std::string("NVIDIA GeForce RTX 4090"); }},
+      {"health.ecc-uncorrected", [](Snapshot& s) { s.nvidia.gpus[0].ecc_uncorrected_volatile = std::uint64_t{2}; },
+       [](Snapshot& s) { s.nvidia.gpus[0].ecc_uncorrected_volatile = std::uint64_t{0}; s.nvidia.gpus[0].ecc_uncorrected_aggregate = std::uint64_t{5}; }},
+      {"health.reset-pending", [](Snapshot& s) { s.nvidia.gpus[0].row_remap_pending = true; s.nvidia.gpus[0].remapped_rows_uncorrectable = 1; },
+       [](Snapshot& s) { s.nvidia.gpus[0].row_remap_pending = false; s.nvidia.gpus[0].remapped_rows_correctable = 1; }},
+      {"health.memory-needs-service", [](Snapshot& s) { s.nvidia.gpus[0].row_remap_failed = true; },
+       [](Snapshot& s) { s.nvidia.gpus[0].retired_pages_sbe = 10; s.nvidia.gpus[0].retired_pages_dbe = 2; }},
   };
   return all;
 }
@@ -263,6 +368,12 @@ TEST(Doctor, AFrameworkAskedForButNotInstalledIsNotReady) {
   ASSERT_NE(it, r.frameworks.end());
   EXPECT_FALSE(it->ready);
   EXPECT_EQ(it->blocking.front(), "framework.not-installed");
+  // ... and the first thing to do is what the plan says.
+  const auto f = with_code(r, "framework.not-installed");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0]->frameworks, std::vector<std::string>{"tensorflow"});
+  EXPECT_EQ(f[0]->fix[0].rfind("gpuready plan --framework tensorflow ", 0), 0u) << f[0]->fix[0];
+  EXPECT_EQ(f[0]->evidence[0], "searched /opt/torch/.venv/bin/python3 (Python 3.12.3)");
 }
 
 TEST(Doctor, MachineWideErrorsBlockEveryFramework) {
@@ -312,4 +423,73 @@ TEST(DoctorCli, ReplayJsonAndExitCodes) {
   const ProcResult list = run_exe({"doctor", "--list-rules"});
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_NE(list.out.find("driver.mismatch"), std::string::npos);
+}
+
+TEST(Doctor, ADependencyOfADependencyIsFollowedAndNamedWithItsChain) {
+  // libcusolver.so.12 finds libcublas.so.12 through its RUNPATH, and libcublas cannot find
+  // libcublasLt: loading cuSOLVER fails on a library two steps away.
+  Snapshot s = h200();
+  const std::string lib = kVenvLib;
+  copy_at(s, lib + "libcusolver.so.12").needs = {dep("libcublas.so.13", "libcusolver.so.12", lib + "libcublas.so.13")};
+  copy_at(s, lib + "libcublas.so.13").needs = {dep("libcublasLt.so.13", "libcublas.so.13")};
+  const Report r = run(s);
+  const auto f = with_code(r, "library.dependency-missing");
+  ASSERT_EQ(f.size(), 1u) << codes(r);  // one finding for the one missing library, not one per copy
+  EXPECT_NE(std::find(f[0]->evidence.begin(), f[0]->evidence.end(),
+                      "needs: libcusolver.so.12 -> libcublas.so.13 -> libcublasLt.so.13"),
+            f[0]->evidence.end())
+      << f[0]->evidence.front();
+  // The venv's frameworks are the ones it stops, and a copy elsewhere on disk is the fix.
+  EXPECT_EQ(f[0]->python, "/opt/torch/.venv/bin/python3");
+  EXPECT_EQ(f[0]->frameworks, (std::vector<std::string>{"jax", "pytorch"}));
+  EXPECT_NE(f[0]->fix[0].find("/usr/local/cuda-13.0/targets/x86_64-linux/lib"), std::string::npos) << f[0]->fix[0];
+  EXPECT_FALSE(r.ready);
+}
+
+TEST(Doctor, ACudnnSetMissingZlibIsAFindingWithTheInstallLine) {
+  Snapshot s = h200();
+  s.libraries.cudnn_sets[1].needs = {dep("libz.so.1", "libcudnn_graph.so.9")};  // the loader's cuDNN
+  const auto f = with_code(run(s), "library.dependency-missing");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0]->frameworks, std::vector<std::string>{"tensorflow"});
+  EXPECT_NE(f[0]->fix[0].find("apt-get install zlib1g"), std::string::npos) << f[0]->fix[0];
+}
+
+TEST(Doctor, ASystemCudnnBuiltForAnotherCudaMajorIsNamedByTheCublasItNeeds) {
+  Snapshot s = h200();
+  add_package(s, "tensorflow", "2.10.0");
+  venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
+  s.libraries.cudnn_sets[1].needs = {dep("libcublas.so.12", "libcudnn_ops_infer.so.8", "/usr/lib/x86_64-linux-gnu/libcublas.so.12")};
+  const auto f = with_code(run(s), "cudnn.cuda-major");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0]->title.find("built for CUDA 12"), std::string::npos) << f[0]->title;
+  EXPECT_EQ(f[0]->evidence, std::vector<std::string>{"libcudnn_ops_infer.so.8 needs libcublas.so.12"});
+  s.libraries.cudnn_sets[1].needs = {dep("libcublas.so.11", "libcudnn_ops_infer.so.8", "/usr/lib/x86_64-linux-gnu/libcublas.so.11")};
+  EXPECT_TRUE(with_code(run(s), "cudnn.cuda-major").empty());
+}
+
+TEST(Doctor, APcieLinkLowWhileBusyIsAFindingButNotAtIdle) {
+  Snapshot s = h200();
+  auto& g = s.nvidia.gpus[0];
+  g.pcie_gen_current = 3;
+  g.utilization_percent = 90;
+  auto f = with_code(run(s), "health.pcie-gen");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0]->title.find("busy (90%) but its PCIe link runs at Gen3 of Gen5"), std::string::npos) << f[0]->title;
+  g.utilization_percent = 0;
+  EXPECT_TRUE(with_code(run(s), "health.pcie-gen").empty());
+}
+
+TEST(Doctor, AMissingModuleForTheRunningKernelReplacesTheGenericModuleFinding) {
+  Snapshot s = h200();
+  module_not_loaded(s);
+  s.os.kernel = std::string("6.1.0-18-amd64");
+  s.nvidia.kernel_module_file = Fact<std::string>::unknown("no nvidia module for kernel 6.1.0-18-amd64");
+  s.nvidia.kernel_module_kernels = {"6.1.0-17-amd64"};
+  const Report r = run(s);
+  EXPECT_TRUE(with_code(r, "driver.module-not-loaded").empty()) << codes(r);
+  const auto f = with_code(r, "driver.module-not-built");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0]->fix[0], "sudo apt-get install linux-headers-6.1.0-18-amd64   # the headers DKMS builds against");
+  EXPECT_EQ(f[0]->fix[1], "sudo dkms autoinstall -k 6.1.0-18-amd64");
 }
