@@ -45,9 +45,15 @@ class Explainer {
     const knowledge::ErrorSignatureRow* row;
     std::regex re;
     bool multiline;  // the pattern allows whitespace, so a wrapped message can match over lines
+    std::vector<std::string> literals;  // required_literals(pattern): one must be in the text for a match
   };
   std::vector<Compiled> sigs_;
 };
+
+// Literal texts (lower case) of which every match of `pattern` contains at least one: the
+// longest literal run of each top-level alternative. Empty when some alternative has none of
+// three or more characters (then the pattern must always run). A prefilter for std::regex.
+std::vector<std::string> required_literals(const std::string& pattern);
 
 nlohmann::json explain_to_json(const std::vector<ExplainMatch>& matches);
 

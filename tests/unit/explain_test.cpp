@@ -143,6 +143,58 @@ TEST(Explain, TheMachineSharpensTheAnswer) {
   EXPECT_NE(cev.find("no copy of libcudnn.so.8"), std::string::npos) << cev;
 }
 
+TEST(Explain, RequiredLiteralsAreInEveryRealReportAndCoverMostPatterns) {
+  // The prefilter skips a pattern whose literals are absent: a wrong literal would hide a real
+  // match, so each one must be in the texts the row was taken from.
+  size_t filtered = 0;
+  std::string unfiltered;
+  const auto& rows = knowledge::Compat::embedded().error_signatures;
+  for (const auto& r : rows) {
+    const auto lits = required_literals(r.pattern);
+    if (lits.empty()) {
+      unfiltered += r.code + " ";
+      continue;
+    }
+    ++filtered;
+    for (const std::string* text : {&r.example, &r.variant}) {
+      if (text->empty()) continue;
+      std::string lower = *text;
+      for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      EXPECT_TRUE(
+          std::any_of(lits.begin(), lits.end(), [&](const auto& l) { return lower.find(l) != std::string::npos; }))
+          << r.code << ": none of its literals (first: " << lits.front() << ") is in: " << *text;
+    }
+  }
+  EXPECT_GE(filtered, rows.size() - 3) << "most patterns should have a literal the prefilter can use; not: "
+                                       << unfiltered;
+  // How literals are taken: optional atoms and groups are left out, alternatives each give one.
+  EXPECT_EQ(required_literals("Loaded runtime CuDNN library: (\\d+)"),
+            std::vector<std::string>{"loaded runtime cudnn library: "});
+  EXPECT_EQ(required_literals("The NVIDIA driver on your system is too old \\(found version"),
+            std::vector<std::string>{"the nvidia driver on your system is too old (found version"});
+  EXPECT_EQ(required_literals("(?:could not create cudnn handle|cuDNN error):? CUDNN_STATUS"),
+            std::vector<std::string>{" cudnn_status"});
+  EXPECT_EQ(required_literals("(?:alpha one|beta two)"), (std::vector<std::string>{"alpha one", "beta two"}));
+  EXPECT_EQ(required_literals("abcd?ef"), std::vector<std::string>{"abc"});
+  EXPECT_TRUE(required_literals("(?:ab|cd)").empty());  // too short to be worth it
+}
+
+TEST(Explain, AMegabyteOfLogIsFast) {
+  // A 1 MiB build log with the walkthrough's error at the end (before the prefilter: ~10 s).
+  std::string log;
+  while (log.size() < (1u << 20) - 200)
+    log += "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1510] Created device\n";
+  log +=
+      "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+      "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n";
+  const auto start = std::chrono::steady_clock::now();
+  const auto m = ex().explain(log);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(has_code(m, m.empty() ? "" : m.front().code)) << codes(m);
+  EXPECT_FALSE(m.empty());
+  EXPECT_LT(s, 10.0) << "bounded, not a benchmark: docs/benchmarks.md has the timing";
+}
+
 TEST(Explain, HugeOrHostileInputStaysBounded) {
   std::mt19937 rng(7);
   std::string noise(2u << 20, '\0');
