@@ -6,6 +6,16 @@
 
 namespace gpuready {
 
+std::string framework_of_package(const std::string& name) {
+  if (name == "torch") return "pytorch";
+  if (name == "jax") return "jax";
+  static const char* kTensorflow[] = {"tensorflow",       "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel",
+                                      "tensorflow-macos", "tf-nightly",     "tf-nightly-gpu", "tf-nightly-cpu"};
+  for (const char* t : kTensorflow)
+    if (name == t) return "tensorflow";
+  return "";
+}
+
 void to_json(nlohmann::json& j, const Snapshot& s) {
   j = nlohmann::json{{"schema", s.schema},
                      {"gpuready_version", s.gpuready_version},

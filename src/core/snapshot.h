@@ -186,6 +186,11 @@ struct PythonPackage {
   std::map<std::string, std::string> details; // "cuda": "13.0", "cudnn": "9", "variant": "cu130", ...
 };
 
+// The framework a package is ("pytorch", "tensorflow", "jax"), or "" for every other package.
+// Only the framework's own package counts: jaxlib without jax, tensorflow-io or
+// tensorflow-estimator are not the framework.
+std::string framework_of_package(const std::string& name);
+
 struct PythonEnv {
   std::string interpreter;                    // path
   std::vector<std::string> found_by;          // "PATH", "conda", "--python", "venv"

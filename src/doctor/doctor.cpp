@@ -48,12 +48,7 @@ std::vector<InstalledFramework> installed_frameworks(const Snapshot& s) {
   std::vector<InstalledFramework> out;
   for (const auto& env : s.python) {
     for (const auto& p : env.packages) {
-      std::string fw;
-      if (p.name == "torch") fw = "pytorch";
-      else if (p.name == "tensorflow" || p.name == "tensorflow-gpu" || p.name == "tensorflow-cpu" ||
-               p.name == "tensorflow-intel")
-        fw = "tensorflow";
-      else if (p.name == "jax") fw = "jax";
+      const std::string fw = framework_of_package(p.name);
       if (fw.empty()) continue;
       // One TensorFlow per environment (tensorflow and tensorflow-gpu both installed is a finding of its own).
       if (std::any_of(out.begin(), out.end(), [&](const auto& i) { return i.env == &env && i.framework == fw; }))
@@ -262,7 +257,7 @@ int rank(Severity s) { return s == Severity::error ? 0 : s == Severity::warn ? 1
 Report diagnose(const Snapshot& s, const knowledge::Compat& k, const Options& o) {
   Report r;
   r.os = target_os(s);
-  const Context c{s, k, r.os};
+  const Context c{s, k, r.os, installed_frameworks(s)};
   for (const auto& rule : all_rules())
     for (auto f : rule.run(c)) {
       f.code = rule.code;
@@ -284,7 +279,7 @@ Report diagnose(const Snapshot& s, const knowledge::Compat& k, const Options& o)
     }
     return codes;
   };
-  for (const auto& f : installed_frameworks(s)) {
+  for (const auto& f : c.frameworks) {
     FrameworkVerdict v{f.framework, f.package->version, f.env->interpreter, false, blocking(f.framework, f.env->interpreter)};
     v.ready = v.blocking.empty();
     r.frameworks.push_back(std::move(v));

@@ -31,11 +31,20 @@ struct Finding {
   std::string python;                  // the interpreter it is about; empty: the whole machine
 };
 
-// What a rule sees: the machine's facts, the tables, and the OS the fixes are written for.
+// A framework installed in one environment.
+struct InstalledFramework {
+  const PythonEnv* env;
+  const PythonPackage* package;
+  std::string framework;  // "pytorch" | "tensorflow" | "jax"
+};
+
+// What a rule sees: the machine's facts, the tables, the OS the fixes are written for, and the
+// frameworks installed (computed once).
 struct Context {
   const Snapshot& s;
   const knowledge::Compat& k;
   std::string os;  // "linux" | "wsl2" | "windows" | "macos"
+  std::vector<InstalledFramework> frameworks;
 };
 
 // A rule: its stable code and severity, what it checks (docs), and the check itself, which

@@ -17,12 +17,6 @@ std::optional<Version> driver_version(const Snapshot& s);
 const DriverStep* driver_step(const Snapshot& s, const std::string& name);
 // The step that loaded NVML ("load libnvidia-ml.so.1", "load nvml.dll"), or nullptr.
 const DriverStep* nvml_load_step(const Snapshot& s);
-// A framework installed in one environment.
-struct InstalledFramework {
-  const PythonEnv* env;
-  const PythonPackage* package;
-  std::string framework;  // "pytorch" | "tensorflow" | "jax"
-};
 std::vector<InstalledFramework> installed_frameworks(const Snapshot& s);
 const PythonPackage* find_package(const PythonEnv& env, const std::string& name);
 // What an installed framework says its build's CUDA is: torch's "cuda" ("none" for a CPU-only

@@ -49,7 +49,7 @@ std::vector<Finding> rule_driver_too_old_for_framework(const Context& c) {
     x.python = env.interpreter;
     out.push_back(std::move(x));
   };
-  for (const auto& f : installed_frameworks(c.s))
+  for (const auto& f : c.frameworks)
     if (auto cuda = framework_cuda(f)) check(f.package->name + " " + f.package->version, *cuda, &f, *f.env);
   // pip CUDA runtime wheels (nvidia-cuda-runtime-cu12 12.8.90, nvidia-cuda-runtime 13.0.96).
   for (const auto& env : c.s.python)

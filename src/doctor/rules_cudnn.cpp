@@ -132,7 +132,7 @@ std::vector<Finding> rule_cudnn_cuda_major(const Context& c) {
   std::vector<Finding> out;
   // 1. pip: a framework built for CUDA N with only nvidia-cudnn-cuM (M != N) in its environment.
   //    Both wheels install into the same nvidia/cudnn folder, so the one installed last is loaded.
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     const auto b = build_cuda(f);
     if (!b || b->value == "none") continue;
     const auto cuda = Version::parse(b->value);
@@ -169,7 +169,7 @@ std::vector<Finding> rule_cudnn_cuda_major(const Context& c) {
     if (!loader_uses_dir(c.s, set.dir)) continue;
     const auto built = cudnn_cuda_major(set.needs);
     if (!built) continue;
-    for (const auto& f : installed_frameworks(c.s)) {
+    for (const auto& f : c.frameworks) {
       if (f.framework != "tensorflow") continue;
       const auto cv = f.package->details.find("cuda_version");
       if (cv == f.package->details.end()) continue;

@@ -39,7 +39,7 @@ std::vector<std::string> reinstall_lines(const Context& c, const std::string& fr
 std::vector<Finding> rule_torch_cpu_only(const Context& c) {
   if (!nvidia_on_bus(c.s) && c.s.nvidia.gpus.empty()) return {};
   std::vector<Finding> out;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     if (f.framework != "pytorch") continue;
     const auto& d = f.package->details;
     const auto cuda = d.find("cuda");
@@ -83,7 +83,7 @@ std::vector<Finding> rule_tf_both_packages(const Context& c) {
 std::vector<Finding> rule_tf_windows_no_gpu(const Context& c) {
   if (c.os != "windows") return {};
   std::vector<Finding> out;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     if (f.framework != "tensorflow") continue;
     const auto v = Version::parse(f.package->version);
     if (!v || *v < Version::of({2, 11})) continue;
@@ -103,7 +103,7 @@ std::vector<Finding> rule_tf_windows_no_gpu(const Context& c) {
 std::vector<Finding> rule_python_unsupported(const Context& c) {
   std::vector<Finding> out;
   const std::string rows_os = c.os == "wsl2" ? "linux" : c.os;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     const auto fv = Version::parse(f.package->version);
     const auto pv = f.env->version.has() ? Version::parse(f.env->version.value()) : std::nullopt;
     if (!fv || !pv) continue;
@@ -145,7 +145,7 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
   if (!cc) return {};
   const int g = knowledge::sm_of(*cc);
   std::vector<Finding> out;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     if (f.framework != "pytorch") continue;
     const auto fv = Version::parse(f.package->version);
     const auto variant = f.package->details.find("variant");
@@ -182,7 +182,7 @@ std::vector<Finding> rule_cpu_no_avx(const Context& c) {
   if (avx == isa.end() || avx->second) return {};
   if (c.s.os.arch.has() && c.s.os.arch.value() != "x86_64" && c.s.os.arch.value() != "AMD64") return {};
   std::vector<Finding> out;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     if (f.framework != "tensorflow") continue;
     Finding x;
     x.title = "This CPU has no AVX: TensorFlow's wheels (since 1.6) stop at import with \"Illegal instruction\"";
@@ -198,7 +198,7 @@ std::vector<Finding> rule_cpu_no_avx(const Context& c) {
 
 std::vector<Finding> rule_tf_numpy_too_new(const Context& c) {
   std::vector<Finding> out;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     if (f.framework != "tensorflow") continue;
     const PythonPackage* np = find_package(*f.env, "numpy");
     const auto tv = Version::parse(f.package->version);

@@ -66,7 +66,7 @@ struct SystemTensorflow {
 
 std::vector<SystemTensorflow> system_tensorflows(const Context& c) {
   std::vector<SystemTensorflow> out;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     if (f.framework != "tensorflow") continue;
     const auto& d = f.package->details;
     const auto cv = d.find("cuda_version");
@@ -163,7 +163,7 @@ std::vector<Finding> rule_library_not_installed(const Context& c) {
 
 std::vector<Finding> rule_cudnn_older_than_built(const Context& c) {
   std::vector<Finding> out;
-  for (const auto& f : installed_frameworks(c.s)) {
+  for (const auto& f : c.frameworks) {
     std::optional<Version> built;
     if (f.framework == "tensorflow") {
       if (auto it = f.package->details.find("cudnn_version"); it != f.package->details.end())
@@ -235,7 +235,7 @@ Served served_by(const Context& c, const std::string& path, bool system) {
       inside = true;
     if (!inside) continue;
     out.env = &env;
-    for (const auto& f : installed_frameworks(c.s))
+    for (const auto& f : c.frameworks)
       if (f.env == &env && std::find(out.frameworks.begin(), out.frameworks.end(), f.framework) == out.frameworks.end())
         out.frameworks.push_back(f.framework);
     break;
@@ -296,7 +296,7 @@ std::vector<std::string> install_dependency_lines(const Context& c, const std::s
     // The wheel for the CUDA major of the environment's framework: CUDA 13 wheels dropped the
     // -cuNN suffix (except cuDNN and NCCL, which keep it).
     std::optional<long> major;
-    for (const auto& f : installed_frameworks(c.s))
+    for (const auto& f : c.frameworks)
       if (f.env == who.env)
         if (const auto b = build_cuda(f))
           if (const auto v = Version::parse(b->value)) major = v->major();

@@ -7,16 +7,9 @@ namespace gpuready::plan {
 namespace {
 
 // The framework a Python package name belongs to, "" when none.
-std::string framework_of(const std::string& package) {
-  if (package == "torch") return "pytorch";
-  if (package == "jax" || package == "jaxlib") return "jax";
-  if (package.rfind("tensorflow", 0) == 0 || package.rfind("tf-nightly", 0) == 0) return "tensorflow";
-  return "";
-}
-
 bool has_framework(const PythonEnv& env, const std::string& fw) {
   for (const auto& p : env.packages)
-    if (framework_of(p.name) == fw) return true;
+    if (framework_of_package(p.name) == fw) return true;
   return false;
 }
 

@@ -75,3 +75,15 @@ TEST(Snapshot, RejectsOtherDocuments) {
   EXPECT_THROW(snapshot_from_json(nlohmann::json{{"schema", "gpuready.snapshot/9"}}), std::runtime_error);
   EXPECT_THROW(snapshot_from_json(nlohmann::json{{"schema", "gpuready.snapshot/1"}, {"os", 5}}), std::runtime_error);
 }
+
+TEST(Snapshot, OnlyAFrameworksOwnPackageIsTheFramework) {
+  EXPECT_EQ(framework_of_package("torch"), "pytorch");
+  EXPECT_EQ(framework_of_package("jax"), "jax");
+  EXPECT_EQ(framework_of_package("tensorflow-gpu"), "tensorflow");
+  EXPECT_EQ(framework_of_package("tf-nightly"), "tensorflow");
+  // Installed beside a framework, or left behind by one: not the framework itself.
+  EXPECT_EQ(framework_of_package("jaxlib"), "");
+  EXPECT_EQ(framework_of_package("tensorflow-io-gcs-filesystem"), "");
+  EXPECT_EQ(framework_of_package("tensorflow-estimator"), "");
+  EXPECT_EQ(framework_of_package("torchvision"), "");
+}

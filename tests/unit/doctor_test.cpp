@@ -449,7 +449,8 @@ TEST(Doctor, ADependencyOfADependencyIsFollowedAndNamedWithItsChain) {
 TEST(Doctor, ACudnnSetMissingZlibIsAFindingWithTheInstallLine) {
   Snapshot s = h200();
   s.libraries.cudnn_sets[1].needs = {dep("libz.so.1", "libcudnn_graph.so.9")};  // the loader's cuDNN
-  const auto f = with_code(run(s), "library.dependency-missing");
+  const Report rep = run(s);
+  const auto f = with_code(rep, "library.dependency-missing");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0]->frameworks, std::vector<std::string>{"tensorflow"});
   EXPECT_NE(f[0]->fix[0].find("apt-get install zlib1g"), std::string::npos) << f[0]->fix[0];
@@ -460,7 +461,8 @@ TEST(Doctor, ASystemCudnnBuiltForAnotherCudaMajorIsNamedByTheCublasItNeeds) {
   add_package(s, "tensorflow", "2.10.0");
   venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
   s.libraries.cudnn_sets[1].needs = {dep("libcublas.so.12", "libcudnn_ops_infer.so.8", "/usr/lib/x86_64-linux-gnu/libcublas.so.12")};
-  const auto f = with_code(run(s), "cudnn.cuda-major");
+  const Report rep = run(s);
+  const auto f = with_code(rep, "cudnn.cuda-major");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0]->title.find("built for CUDA 12"), std::string::npos) << f[0]->title;
   EXPECT_EQ(f[0]->evidence, std::vector<std::string>{"libcudnn_ops_infer.so.8 needs libcublas.so.12"});
@@ -473,7 +475,8 @@ TEST(Doctor, APcieLinkLowWhileBusyIsAFindingButNotAtIdle) {
   auto& g = s.nvidia.gpus[0];
   g.pcie_gen_current = 3;
   g.utilization_percent = 90;
-  auto f = with_code(run(s), "health.pcie-gen");
+  const Report rep = run(s);
+  auto f = with_code(rep, "health.pcie-gen");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0]->title.find("busy (90%) but its PCIe link runs at Gen3 of Gen5"), std::string::npos) << f[0]->title;
   g.utilization_percent = 0;
