@@ -29,9 +29,11 @@ std::vector<Finding> rule_pcie_width(const Context& c) {
       f.evidence.push_back(fmt::format("PCIe generation current {}, max {} (the generation drops at idle; the width "
                                        "should not)",
                                        g.pcie_gen_current.value(), g.pcie_gen_max.value()));
-    f.fix = {"# move the card to a x16 slot (the motherboard manual says which slots are x16 and which share lanes "
-             "with M.2 drives), and reseat it",
-             "nvidia-smi -q -d PCIE   # check after the move"};
+    f.fix = {
+        "# move the card to a x16 slot (the motherboard manual says which slots are x16 and which share lanes "
+        "with M.2 drives), and reseat it",
+        "nvidia-smi --query-gpu=index,pcie.link.width.current,pcie.link.width.max --format=csv   # check after the "
+        "move"};
     out.push_back(std::move(f));
   }
   return out;
@@ -138,7 +140,9 @@ std::vector<Finding> rule_pcie_gen(const Context& c) {
           "# the slot, a riser cable or the BIOS setting limits the link: in the BIOS set the slot's PCIe speed to "
           "Auto (or Gen" +
               std::to_string(gpu) + "), avoid risers and chipset slots, and use a slot wired to the CPU",
-          "nvidia-smi -q -d PCIE " + nvidia_smi_i(g) + "   # check after the change"};
+          "nvidia-smi " + nvidia_smi_i(g) +
+              " --query-gpu=pcie.link.gen.max,pcie.link.gen.gpumax --format=csv   # check "
+              "after the change"};
       out.push_back(std::move(f));
       continue;
     }
@@ -151,7 +155,9 @@ std::vector<Finding> rule_pcie_gen(const Context& c) {
     f.title = fmt::format("{} is busy ({}%) but its PCIe link runs at Gen{} of Gen{}", gpu_name(g), busy, cur, max);
     f.evidence = {fmt::format("PCIe generation current {}, max {}; utilization {}%", cur, max, busy),
                   "now: " + link_words(cur, g.pcie_width_current.has() ? g.pcie_width_current.value() : width)};
-    f.fix = {"nvidia-smi -q -d PCIE " + nvidia_smi_i(g) + "   # watch it during a copy-heavy job",
+    f.fix = {"nvidia-smi " + nvidia_smi_i(g) +
+                 " --query-gpu=pcie.link.gen.current,pcie.link.gen.max,utilization.gpu "
+                 "--format=csv -l 1   # watch it during a copy-heavy job",
              "# a link that stays low under load: reseat the card, check the riser and the BIOS PCIe speed setting; "
              "disable ASPM (pcie_aspm=off on the kernel command line) if it never trains up"};
     out.push_back(std::move(f));
