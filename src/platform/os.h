@@ -25,6 +25,21 @@ class Fs {
   // Reads at most max_bytes; nullopt with *error set when the file cannot be read.
   virtual std::optional<std::string> read_file(const std::string& path, size_t max_bytes,
                                                std::string* error) const = 0;
+  // Reads at most max_bytes starting at byte `offset` (fewer at the end of the file, none past it);
+  // nullopt with *error set when the file cannot be read. For a few bytes of a huge file (an ELF
+  // library's dynamic section); the real implementations read only what is asked for, this default
+  // reads the file from its start (correct, slow on big files).
+  virtual std::optional<std::string> read_file_at(const std::string& path, std::uint64_t offset, size_t max_bytes,
+                                                  std::string* error) const {
+    if (offset > SIZE_MAX - max_bytes) {
+      if (error) *error = path + ": offset out of range";
+      return std::nullopt;
+    }
+    auto all = read_file(path, static_cast<size_t>(offset) + max_bytes, error);
+    if (!all) return std::nullopt;
+    if (all->size() <= offset) return std::string();
+    return all->substr(static_cast<size_t>(offset), max_bytes);
+  }
   // Lists a directory (no "." or ".."); nullopt with *error on failure.
   virtual std::optional<std::vector<DirEntry>> list_dir(const std::string& path,
                                                         std::string* error) const = 0;

@@ -2,13 +2,19 @@
 // TensorRT (and the driver's libcuda / NVML) in the folders the stack uses, each copy's version,
 // which file the dynamic loader would pick for each soname, and whether cuDNN sets are whole.
 // Only known folders are listed (no recursive walks): toolkits, pip wheels, conda, WSL, LD_LIBRARY_PATH
-// (PATH on Windows) and the loader cache.
+// (PATH on Windows) and the loader cache. On Linux each copy's (and each cuDNN sub-library's) ELF
+// dynamic section is read too: what it names as NEEDED, and where the loader would find each for it.
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "parse/ascii.h"
+#include "parse/clean_text.h"
 #include "parse/cuda_headers.h"
+#include "parse/elf.h"
 #include "parse/ld_so_cache.h"
 #include "probe/libraries_catalog.h"
 #include "probe/libraries_search.h"
@@ -49,6 +55,35 @@ struct HeaderHit {
   std::string version;
 };
 
+// The file whose DT_NEEDED names a library: its own search folders take part in the lookup.
+struct Asker {
+  std::string origin;                  // its folder: what $ORIGIN stands for
+  std::optional<std::string> rpath;    // DT_RPATH as written
+  std::optional<std::string> runpath;  // DT_RUNPATH as written
+};
+
+// The C runtime's own libraries: every system has them (and fixture trees do not), so they are
+// left out of the dependencies. ld64.so.* is the loader's name on ppc64le and s390x.
+bool c_runtime(const std::string& name) {
+  static const std::set<std::string> base = {"libc.so.6",  "libm.so.6",     "libdl.so.2",    "libpthread.so.0",
+                                             "librt.so.1", "libgcc_s.so.1", "libstdc++.so.6"};
+  return base.count(name) || name.rfind("ld-linux", 0) == 0 || name.rfind("ld64.so.", 0) == 0;
+}
+
+// A path list entry with "." or ".." parts ("$ORIGIN/../../cublas/lib").
+bool has_dot_parts(const std::string& dir) {
+  for (size_t i = 0; i < dir.size();) {
+    const size_t e = std::min(dir.find('/', i), dir.size());
+    const std::string_view part(dir.data() + i, e - i);
+    if (part == "." || part == "..") return true;
+    i = e + 1;
+  }
+  return false;
+}
+
+// Text read from a library file, made safe for the snapshot's JSON (valid UTF-8, bounded).
+std::string safe(const std::string& s) { return parse::clean_text(s, 2 * parse::kElfMaxString); }
+
 class Collector {
  public:
   Collector(const Os& os, const LibrarySearch& s, LibraryFacts& out) : os_(os), s_(s), l_(s.layout), out_(out) {}
@@ -65,6 +100,7 @@ class Collector {
     if (cache_) add_cache_copies();
     for (const auto& t : toolkits) add_header_only_cudnn(t);
     resolve_all();
+    if (l_ == Layout::posix) add_dependencies();
     build_cudnn_sets();
   }
 
@@ -88,7 +124,10 @@ class Collector {
     if (!os_.fs.is_dir(t.root)) return;
     std::vector<std::string> dirs;
     if (l_ == Layout::windows) {
-      dirs = {join(l_, t.root, "bin"), join(l_, join(l_, t.root, "bin"), "x64")};
+      // lib\x64 holds import libraries (.lib); DLLs there were copied to the wrong folder (cuDNN's
+      // zip has bin\ and lib\x64\ side by side) and are recorded so the doctor can say so.
+      dirs = {join(l_, t.root, "bin"), join(l_, join(l_, t.root, "bin"), "x64"),
+              join(l_, join(l_, t.root, "lib"), "x64")};
     } else {
       dirs = {join(l_, t.root, "lib64"), join(l_, t.root, "lib")};
       const std::string targets = join(l_, t.root, "targets");
@@ -370,27 +409,71 @@ class Collector {
     for (const auto& w : wanted) {
       if (!w.always && !present.count(w.library)) continue;
       LoaderResolution r = l_ == Layout::windows ? resolve_windows(w.name) : resolve_posix(w.name);
-      if (r.path.has()) note_resolved_copy(w.library, r);
+      if (r.path.has()) {
+        r.canonical = canonical_or_self(os_, l_, r.path.value());
+        note_resolved_copy(w.library, r);
+      }
       out_.resolutions.push_back(std::move(r));
     }
   }
 
-  LoaderResolution resolve_posix(const std::string& name) {
+  // glibc's search for one name (elf/dl-load.c, _dl_map_object): a name with a slash is opened as
+  // written; otherwise the asking file's DT_RPATH (only when it has no DT_RUNPATH; the executable's
+  // own RPATH, searched then too, is not known here), LD_LIBRARY_PATH, the asking file's DT_RUNPATH,
+  // the cache, the default folders. Without an asker (what a framework's dlopen gets): from
+  // LD_LIBRARY_PATH on.
+  LoaderResolution resolve_posix(const std::string& name, const Asker* asker = nullptr) {
     LoaderResolution r;
     r.soname = name;
-    // 1. LD_LIBRARY_PATH, in order (RPATH/RUNPATH of the asking binary are not known here).
-    if (auto v = os_.env.get("LD_LIBRARY_PATH")) {
-      for (const auto& d : split_list(l_, *v, s_.max_path_dirs)) {
-        if (d.find('$') != std::string::npos) continue;
+    if (name.find('/') != std::string::npos) {
+      if (is_absolute(l_, name) && os_.fs.exists(name) && !os_.fs.is_dir(name)) {
+        r.path = name;
+        r.via = "path";
+      } else {
+        r.path = Fact<std::string>::unknown(is_absolute(l_, name)
+                                                ? "the loader opens this path as written, and it does not exist"
+                                                : "a relative path: the loader opens it from the current folder");
+      }
+      return r;
+    }
+    auto found_in = [&](const std::vector<std::string>& dirs, const char* via) {
+      for (const auto& d : dirs) {
         const std::string p = join(l_, d, name);
         if (os_.fs.exists(p) && !os_.fs.is_dir(p)) {
-          r.path = p;
-          r.via = "LD_LIBRARY_PATH";
-          return r;
+          // "$ORIGIN/../../cublas/lib" is reported as the folder it reaches (the kernel resolves
+          // ".." after links, as canonical does).
+          const bool own = std::string_view(via) == "RPATH" || std::string_view(via) == "RUNPATH";
+          r.path = own && has_dot_parts(d) ? join(l_, canonical_or_self(os_, l_, d), name) : p;
+          r.via = via;
+          return true;
         }
       }
+      return false;
+    };
+    std::vector<std::string> searched;
+    const bool use_rpath = asker && asker->rpath && !asker->runpath;
+    const bool use_runpath = asker && asker->runpath;
+    // 1. DT_RPATH.
+    if (use_rpath) {
+      const auto dirs = expand_search_path(*asker->rpath, asker->origin);
+      if (found_in(dirs, "RPATH")) return r;
+      searched.push_back("its RPATH (" + describe_dirs(dirs) + ")");
     }
-    // 2. The cache; a listed file that is gone makes glibc fall through to the default folders.
+    // 2. LD_LIBRARY_PATH, in order.
+    if (auto v = os_.env.get("LD_LIBRARY_PATH")) {
+      std::vector<std::string> dirs;
+      for (auto& d : split_list(l_, *v, s_.max_path_dirs))
+        if (d.find('$') == std::string::npos) dirs.push_back(std::move(d));
+      if (found_in(dirs, "LD_LIBRARY_PATH")) return r;
+    }
+    searched.push_back("LD_LIBRARY_PATH");
+    // 3. DT_RUNPATH.
+    if (use_runpath) {
+      const auto dirs = expand_search_path(*asker->runpath, asker->origin);
+      if (found_in(dirs, "RUNPATH")) return r;
+      searched.push_back("its RUNPATH (" + describe_dirs(dirs) + ")");
+    }
+    // 4. The cache; a listed file that is gone makes glibc fall through to the default folders.
     if (cache_) {
       for (const auto& e : cache_->entries) {
         if (e.key != name || !native(e) || e.hwcap != 0) continue;
@@ -402,20 +485,55 @@ class Collector {
         break;
       }
     }
-    // 3. The default folders.
-    const auto dirs = s_.default_dirs.empty() ? default_loader_dirs() : s_.default_dirs;
-    for (const auto& d : dirs) {
-      const std::string p = join(l_, d, name);
-      if (os_.fs.exists(p) && !os_.fs.is_dir(p)) {
-        r.path = p;
-        r.via = "default path";
-        return r;
-      }
-    }
-    r.path = Fact<std::string>::unknown("not found by the loader: not in LD_LIBRARY_PATH, " +
-                                        std::string(cache_ ? "the loader cache" : "the (unreadable) loader cache") +
-                                        " or the default folders");
+    searched.push_back(cache_ ? "the loader cache" : "the (unreadable) loader cache");
+    // 5. The default folders.
+    if (found_in(s_.default_dirs.empty() ? default_loader_dirs() : s_.default_dirs, "default path")) return r;
+    std::string where;
+    for (const auto& w : searched) where += w + ", ";
+    where.resize(where.size() - 2);
+    r.path = Fact<std::string>::unknown(safe("not found by the loader: not in " + where + " or the default folders"));
     return r;
+  }
+
+  // DT_RPATH / DT_RUNPATH as the loader reads it: ':'-separated folders, $ORIGIN and ${ORIGIN}
+  // replaced by the asking file's folder. Empty or relative entries (the current folder) and other
+  // tokens ($LIB, $PLATFORM) are left out: the probe cannot know what they stand for.
+  std::vector<std::string> expand_search_path(const std::string& list, const std::string& origin) const {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i <= list.size() && out.size() < s_.max_path_dirs) {
+      const size_t e = std::min(list.find(':', i), list.size());
+      std::string entry = list.substr(i, e - i), d;
+      i = e + 1;
+      bool ok = true;
+      for (size_t k = 0; k < entry.size() && ok; ++k) {
+        if (entry[k] != '$') {
+          d += entry[k];
+          continue;
+        }
+        const std::string_view rest = std::string_view(entry).substr(k + 1);
+        if (rest.rfind("{ORIGIN}", 0) == 0) {
+          d += origin;
+          k += 8;
+        } else if (rest.rfind("ORIGIN", 0) == 0 &&
+                   (rest.size() == 6 || !(std::isalnum(static_cast<unsigned char>(rest[6])) || rest[6] == '_'))) {
+          d += origin;
+          k += 6;
+        } else {
+          ok = false;
+        }
+      }
+      if (ok && is_absolute(l_, d)) out.push_back(normalize(l_, d));
+    }
+    return out;
+  }
+
+  static std::string describe_dirs(const std::vector<std::string>& dirs) {
+    if (dirs.empty()) return "no folder the probe can search";
+    std::string out;
+    for (size_t i = 0; i < dirs.size() && i < 8; ++i) out += (i ? ", " : "") + dirs[i];
+    if (dirs.size() > 8) out += ", ...";
+    return out;
   }
 
   // The standard DLL search order without the application folder (unknown here): System32, then
@@ -463,6 +581,71 @@ class Collector {
     }
   }
 
+  // ---- what each library file needs ------------------------------------------------------------
+  // The dynamic section of one file (read once, at most s_.max_elf_files files); nullptr when it
+  // is no ELF file the reader accepts (the fixture trees' text stand-ins, a truncated copy).
+  const parse::ElfDynamic* elf_of(const std::string& path) {
+    const std::string key = path_key(l_, path);
+    auto it = elf_cache_.find(key);
+    if (it == elf_cache_.end()) {
+      std::optional<parse::ElfDynamic> d;
+      if (elf_files_read_ < s_.max_elf_files) {
+        ++elf_files_read_;
+        const parse::ElfReadAt read_at = [&](std::uint64_t offset, size_t length) {
+          return os_.fs.read_file_at(path, offset, length, nullptr);
+        };
+        d = parse::parse_elf_dynamic(read_at, nullptr);
+      }
+      it = elf_cache_.emplace(key, std::move(d)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+  // What the file names as NEEDED (the C runtime left out), each resolved as the loader would for it.
+  // Lookups are remembered (cuDNN's seven sub-libraries all ask for libz.so.1 with one RUNPATH) and
+  // capped, so that a folder of hostile files cannot make the probe stat for long.
+  std::vector<Dependency> needs_of(const std::string& path, const parse::ElfDynamic& elf) {
+    const Asker asker{parent(l_, path), elf.rpath, elf.runpath};
+    std::vector<Dependency> out;
+    std::set<std::string> seen;
+    for (const auto& n : elf.needed) {
+      if (c_runtime(n) || !seen.insert(n).second) continue;
+      std::string key = n;
+      key += '\0' + asker.origin + '\0' + (asker.rpath ? "R" + *asker.rpath : "") + '\0' +
+             (asker.runpath ? "U" + *asker.runpath : "");
+      auto memo = dependency_memo_.find(key);
+      if (memo == dependency_memo_.end()) {
+        LoaderResolution lr;
+        if (dependency_lookups_ < s_.max_dependency_lookups) {
+          ++dependency_lookups_;
+          lr = resolve_posix(n, &asker);
+        } else {
+          lr.path = Fact<std::string>::unknown("not looked up: the probe stops after " +
+                                               std::to_string(s_.max_dependency_lookups) + " lookups");
+        }
+        memo = dependency_memo_.emplace(std::move(key), std::move(lr)).first;
+      }
+      const LoaderResolution& r = memo->second;
+      Dependency d;
+      d.name = safe(n);
+      d.needed_by = base_name(l_, path);
+      d.path = r.path.has() ? Fact<std::string>(safe(r.path.value())) : r.path;
+      d.via = r.via;
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+  void add_dependencies() {
+    for (auto& c : out_.copies) {
+      if (c.soname.empty()) continue;  // a header recorded as a copy
+      const parse::ElfDynamic* elf = elf_of(c.path);
+      if (!elf) continue;
+      c.runpath = safe(elf->runpath.value_or(elf->rpath.value_or("")));
+      c.needs = needs_of(c.path, *elf);
+    }
+  }
+
   // ---- cuDNN sets ------------------------------------------------------------------------------
   void build_cudnn_sets() {
     std::set<std::pair<std::string, int>> done;
@@ -480,6 +663,7 @@ class Collector {
       set.dir = dir;
       const auto& subs = cudnn_sub_libraries(major);
       std::string main_version;
+      std::vector<std::string> sub_files;  // each sub-library file once, links resolved (Linux)
       for (const auto& e : listing(dir)) {
         auto f = parse::parse_library_file_name(e.name);
         if (!f || f->windows != (l_ == Layout::windows) || major_of(f->version) != mj) continue;
@@ -494,6 +678,12 @@ class Collector {
         }
         if (std::find(subs.begin(), subs.end(), stem) == subs.end()) continue;
         if (std::find(set.present.begin(), set.present.end(), stem) == set.present.end()) set.present.push_back(stem);
+        if (l_ == Layout::posix && !e.is_dir) {
+          const std::string full = join(l_, dir, e.name);
+          const std::string canon = os_.fs.exists(full) ? canonical_or_self(os_, l_, full) : std::string();
+          if (!canon.empty() && std::find(sub_files.begin(), sub_files.end(), canon) == sub_files.end())
+            sub_files.push_back(canon);
+        }
         std::string& v = set.versions[stem];
         if (parts_of(f->version) > parts_of(v)) v = f->version;
       }
@@ -507,6 +697,12 @@ class Collector {
       set.header = h ? Fact<std::string>(h->path)
                      : Fact<std::string>::unknown("no cudnn_version.h of cuDNN " + mj + " next to " + dir);
       set.version = c.version;
+      for (const auto& f : sub_files) {
+        const parse::ElfDynamic* elf = elf_of(f);
+        if (!elf) continue;
+        auto needs = needs_of(f, *elf);
+        set.needs.insert(set.needs.end(), std::make_move_iterator(needs.begin()), std::make_move_iterator(needs.end()));
+      }
       out_.cudnn_sets.push_back(std::move(set));
     }
   }
@@ -522,6 +718,10 @@ class Collector {
   std::vector<std::string> file_versions_;  // parallel to out_.copies: the version in the file names
   std::map<std::string, std::optional<std::string>> header_cache_;
   std::map<std::string, std::optional<parse::CudaVersionJson>> vjson_;
+  std::map<std::string, std::optional<parse::ElfDynamic>> elf_cache_;
+  size_t elf_files_read_ = 0;
+  std::map<std::string, LoaderResolution> dependency_memo_;
+  size_t dependency_lookups_ = 0;
 };
 
 }  // namespace

@@ -18,6 +18,8 @@ struct LibrarySearch {
   std::string system32;                       // Windows: empty = %SystemRoot%\System32
   size_t max_path_dirs = 64;                  // LD_LIBRARY_PATH / PATH entries used
   size_t max_dir_entries = 20000;             // entries looked at per folder
+  size_t max_elf_files = 256;                 // POSIX: library files whose dynamic section is read
+  size_t max_dependency_lookups = 2048;       // POSIX: NEEDED names looked up (each one once per asker)
 };
 
 // The folders glibc's loader searches after LD_LIBRARY_PATH and the cache, for this build's

@@ -34,6 +34,13 @@ std::optional<std::string> RootedFs::read_file(const std::string& path, size_t m
   return r;
 }
 
+std::optional<std::string> RootedFs::read_file_at(const std::string& path, std::uint64_t offset, size_t max_bytes,
+                                                  std::string* error) const {
+  auto r = host_fs().read_file_at(real(path), offset, max_bytes, error);
+  if (!r && error) *error = path + error->substr(error->find(':'));
+  return r;
+}
+
 std::optional<std::vector<DirEntry>> RootedFs::list_dir(const std::string& path, std::string* error) const {
   auto r = host_fs().list_dir(real(path), error);
   if (!r && error) *error = path + error->substr(error->find(':'));

@@ -20,6 +20,8 @@ class RootedFs final : public Fs {
  public:
   explicit RootedFs(std::string root);
   std::optional<std::string> read_file(const std::string& path, size_t max_bytes, std::string* error) const override;
+  std::optional<std::string> read_file_at(const std::string& path, std::uint64_t offset, size_t max_bytes,
+                                          std::string* error) const override;
   std::optional<std::vector<DirEntry>> list_dir(const std::string& path, std::string* error) const override;
   bool exists(const std::string& path) const override;
   bool is_dir(const std::string& path) const override;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,46 @@ std::optional<std::string> PosixFs::read_file(const std::string& path, size_t ma
     data.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
+  return data;
+}
+
+std::optional<std::string> PosixFs::read_file_at(const std::string& path, std::uint64_t offset, size_t max_bytes,
+                                                 std::string* error) const {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    if (error) *error = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  // Only regular files: they have a size, and reading at an offset means something for them.
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (error) *error = path + ": not a regular file";
+    return std::nullopt;
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size < 0 ? 0 : st.st_size);
+  std::string data;
+  if (offset >= size) {
+    ::close(fd);
+    return data;
+  }
+  // Never allocate more than the file holds, whatever max_bytes says.
+  data.resize(static_cast<size_t>(std::min<std::uint64_t>(max_bytes, size - offset)));
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::pread(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      if (error) *error = path + ": " + std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;  // the file shrank
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  data.resize(done);
   return data;
 }
 

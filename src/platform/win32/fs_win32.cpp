@@ -182,6 +182,48 @@ std::optional<std::string> Win32Fs::read_file(const std::string& path, size_t ma
   return data;
 }
 
+std::optional<std::string> Win32Fs::read_file_at(const std::string& path, std::uint64_t offset, size_t max_bytes,
+                                                 std::string* error) const {
+  const std::wstring wpath = win32::os_path(path);
+  OwnedHandle h(::CreateFileW(wpath.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                              nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_RANDOM_ACCESS, nullptr));
+  if (!h.valid()) {
+    if (error) *error = win32::error_with(path, ::GetLastError());
+    return std::nullopt;
+  }
+  LARGE_INTEGER size{};
+  if (::GetFileType(h.h) != FILE_TYPE_DISK || !::GetFileSizeEx(h.h, &size) || size.QuadPart < 0) {
+    if (error) *error = path + ": not a regular file";
+    return std::nullopt;
+  }
+  const auto total = static_cast<std::uint64_t>(size.QuadPart);
+  std::string data;
+  if (offset >= total) return data;
+  // Never allocate more than the file holds, whatever max_bytes says.
+  data.resize(static_cast<size_t>(std::min<std::uint64_t>(max_bytes, total - offset)));
+  size_t done = 0;
+  while (done < data.size()) {
+    // On a handle opened without FILE_FLAG_OVERLAPPED, the OVERLAPPED offset makes ReadFile a
+    // synchronous positioned read.
+    const std::uint64_t at = offset + done;
+    OVERLAPPED ov{};
+    ov.Offset = static_cast<DWORD>(at & 0xffffffffu);
+    ov.OffsetHigh = static_cast<DWORD>(at >> 32);
+    const DWORD want = static_cast<DWORD>(std::min<size_t>(data.size() - done, 1u << 20));
+    DWORD got = 0;
+    if (!::ReadFile(h.h, data.data() + done, want, &got, &ov)) {
+      const DWORD code = ::GetLastError();
+      if (code == ERROR_HANDLE_EOF) break;
+      if (error) *error = win32::error_with(path, code);
+      return std::nullopt;
+    }
+    if (got == 0) break;  // the file shrank
+    done += got;
+  }
+  data.resize(done);
+  return data;
+}
+
 std::optional<std::vector<DirEntry>> Win32Fs::list_dir(const std::string& path, std::string* error) const {
   const std::wstring pattern = win32::os_path(child_path(path, "*"));
   WIN32_FIND_DATAW fd{};
