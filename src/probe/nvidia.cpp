@@ -2,14 +2,18 @@
 // DriverStep in probe order (the order is the diagnosis: no library / no kernel module /
 // library-module mismatch / no device). By default the talking happens in a child
 // `gpuready __probe-driver` with a timeout, so a driver that hangs or crashes costs a step, not the probe.
-#include <chrono>
-#include <cstdio>
-#include <optional>
-
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <optional>
+
 #include "core/version.h"
+#include "parse/clean_text.h"
 #include "parse/driver_version.h"
+#include "parse/modules_dep.h"
 #include "probe/nvidia_driver.h"
 #include "vendors/cuda_driver/cuda_loader.h"
 #include "vendors/nvml/nvml_loader.h"
@@ -76,6 +80,123 @@ SFact read_kernel_module_version(const Fs& fs) {
   return SFact(v->version);
 #endif
 }
+
+// ---------------------------------------------------------------- kernel module files
+
+constexpr size_t kMaxModulesDepBytes = 16u << 20;  // a distribution kernel's modules.dep is ~1 MB
+constexpr size_t kMaxKernelDirs = 64;
+
+// The running kernel's release, as collect_os finds it: /proc/sys/kernel/osrelease through the Fs
+// (so a fixture tree fixes it), else uname's.
+std::optional<std::string> running_kernel_release(const Fs& fs, std::string* why) {
+  std::string err;
+  if (auto text = fs.read_file("/proc/sys/kernel/osrelease", 4096, &err)) {
+    std::string r = parse::clean_text(parse::first_line(*text));
+    if (!r.empty() && r.find('/') == std::string::npos) return r;
+    err = "/proc/sys/kernel/osrelease: empty";
+  }
+  const HostInfo host = host_info();
+  if (!host.kernel_release.empty()) return host.kernel_release;
+  *why = "the running kernel's release is unknown (" + err + "; uname gave none)";
+  return std::nullopt;
+}
+
+struct KernelDep {
+  std::optional<std::string> text_error;          // set when modules.dep could not be read
+  std::optional<parse::KernelModuleFile> nvidia;  // the NVIDIA module's entry, if any
+};
+
+KernelDep read_modules_dep(const Fs& fs, const std::string& dir) {
+  KernelDep d;
+  std::string err;
+  const auto text = fs.read_file(dir + "/modules.dep", kMaxModulesDepBytes, &err);
+  if (!text) {
+    d.text_error = err.empty() ? dir + "/modules.dep: could not be read" : err;
+    return d;
+  }
+  d.nvidia = parse::nvidia_module_in_modules_dep(*text);
+  return d;
+}
+
+#ifdef _WIN32
+void read_kernel_module_files(const Fs& fs, NvidiaDriverFacts& out) {
+  (void)fs;
+  const std::string why = "Windows has no /lib/modules: its NVIDIA kernel driver is nvlddmkm.sys";
+  out.kernel_module_file = SFact::unknown(why);
+  out.kernel_module_kernels.clear();
+  out.kernel_module_signed = Fact<bool>::unknown(why);
+}
+#else
+// kernel_module_file, kernel_module_kernels and kernel_module_signed from /lib/modules: which
+// kernels have an NVIDIA module (DKMS builds one per kernel; a kernel update it missed has none),
+// and whether the running kernel's carries a signature (Secure Boot refuses an unsigned one).
+void read_kernel_module_files(const Fs& fs, NvidiaDriverFacts& out) {
+  out.kernel_module_kernels.clear();
+  std::string root = "/lib/modules";
+  std::string list_error;
+  auto dirs = fs.list_dir(root, &list_error);
+  if (!dirs) {
+    // A merged-/usr system without the /lib link keeps them under /usr/lib/modules.
+    std::string usr_error;
+    if (auto usr = fs.list_dir("/usr/lib/modules", &usr_error)) {
+      root = "/usr/lib/modules";
+      dirs = std::move(usr);
+    }
+  }
+  std::map<std::string, KernelDep> deps;
+  if (dirs) {
+    std::vector<std::string> names;
+    for (const auto& e : *dirs)
+      if (e.is_dir && names.size() < kMaxKernelDirs) names.push_back(e.name);
+    std::sort(names.begin(), names.end(),
+              [](const std::string& a, const std::string& b) { return parse::kernel_release_less(a, b); });
+    for (const auto& n : names) {
+      KernelDep d = read_modules_dep(fs, root + "/" + n);
+      if (d.nvidia) out.kernel_module_kernels.push_back(n);
+      deps.emplace(n, std::move(d));
+    }
+  }
+
+  std::string why;
+  const auto release = running_kernel_release(fs, &why);
+  if (release) {
+    const std::string dir = root + "/" + *release;
+    const auto seen = deps.find(*release);
+    const KernelDep d = seen != deps.end() ? seen->second : read_modules_dep(fs, dir);
+    if (d.text_error) {
+      why = "the modules of the running kernel " + *release + " are not readable here (" + *d.text_error +
+            "); a container sees the host's kernel but usually not its /lib/modules";
+    } else if (!d.nvidia) {
+      why = "no nvidia module for kernel " + *release + " in " + dir + "/modules.dep";
+    } else {
+      const std::string& p = d.nvidia->path;
+      const std::string file = p.front() == '/' ? p : dir + "/" + p;
+      if (!fs.exists(file)) {
+        why = dir + "/modules.dep lists " + p + " but the file is missing (removed without running depmod?)";
+        out.kernel_module_file = SFact::unknown(why);
+        out.kernel_module_signed = Fact<bool>::unknown("no NVIDIA module file to check: " + why);
+        return;
+      }
+      out.kernel_module_file = SFact(file);
+      if (!d.nvidia->compression.empty()) {
+        out.kernel_module_signed =
+            Fact<bool>::unknown("compressed module (." + d.nvidia->compression + "): signature not checked");
+      } else {
+        const size_t n = parse::kModuleSignatureMarker.size();
+        std::string err;
+        const auto tail = read_file_tail(fs, out.kernel_module_file.value(), n, &err);
+        out.kernel_module_signed =
+            tail
+                ? Fact<bool>(parse::module_signature_appended(*tail))
+                : Fact<bool>::unknown("could not read the end of " + out.kernel_module_file.value() + " (" + err + ")");
+      }
+      return;
+    }
+  }
+  out.kernel_module_file = SFact::unknown(why);
+  out.kernel_module_signed = Fact<bool>::unknown("no NVIDIA module file to check: " + why);
+}
+#endif
 
 // The user-space library's driver version, from the file the loader mapped
 // ("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04" behind libnvidia-ml.so.1).
@@ -201,6 +322,77 @@ Fact<int> uint_fact(const NvmlQuery& q, Fn fn, const char* fn_name, nvmlDevice_t
   return Fact<int>(static_cast<int>(v));
 }
 
+// nvmlDeviceGetTotalEccErrors for one error type and period. A GPU with ECC off (or without ECC:
+// GeForce) answers NVML_ERROR_NOT_SUPPORTED; with ECC known to be off the reason says that instead.
+Fact<std::uint64_t> ecc_errors(const NvmlQuery& q, nvmlDevice_t dev, const Fact<bool>& ecc_enabled,
+                               nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter) {
+  using F = Fact<std::uint64_t>;
+  const auto fn = q.api().nvmlDeviceGetTotalEccErrors;
+  if (!fn) return F::unknown(q.missing("nvmlDeviceGetTotalEccErrors"));
+  unsigned long long v = 0;
+  const nvmlReturn_t rc = fn(dev, type, counter, &v);
+  if (rc == NVML_SUCCESS) return F(static_cast<std::uint64_t>(v));
+  if (rc == NVML_ERROR_NOT_SUPPORTED && ecc_enabled && !ecc_enabled.value())
+    return F::unknown("ECC is off on this GPU, so it counts no ECC errors (nvmlDeviceGetTotalEccErrors: " +
+                      nvml::return_name(rc) + ")");
+  return F::unknown(q.failed("nvmlDeviceGetTotalEccErrors", rc));
+}
+
+// How many pages were retired for one cause (page retirement: Kepler to Turing; Ampere and newer
+// remap rows instead and answer NVML_ERROR_NOT_SUPPORTED). Only the count is asked: pageCount 0
+// and no address buffer, answered with NVML_SUCCESS (none) or NVML_ERROR_INSUFFICIENT_SIZE (some).
+Fact<int> retired_pages(const NvmlQuery& q, nvmlDevice_t dev, nvmlPageRetirementCause_t cause) {
+  const auto fn = q.api().nvmlDeviceGetRetiredPages;
+  if (!fn) return Fact<int>::unknown(q.missing("nvmlDeviceGetRetiredPages"));
+  unsigned int count = 0;
+  const nvmlReturn_t rc = fn(dev, cause, &count, nullptr);
+  if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE)
+    return Fact<int>::unknown(q.failed("nvmlDeviceGetRetiredPages", rc));
+  return Fact<int>(static_cast<int>(count));
+}
+
+// ECC error counters, page retirement and row remapping: the memory-health facts.
+void memory_health(const NvmlQuery& q, nvmlDevice_t dev, NvidiaGpu& g) {
+  const nvml::Api& a = q.api();
+  g.ecc_uncorrected_volatile = ecc_errors(q, dev, g.ecc_enabled, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
+  g.ecc_uncorrected_aggregate =
+      ecc_errors(q, dev, g.ecc_enabled, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC);
+  g.ecc_corrected_volatile = ecc_errors(q, dev, g.ecc_enabled, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC);
+
+  g.retired_pages_sbe = retired_pages(q, dev, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
+  g.retired_pages_dbe = retired_pages(q, dev, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+  if (!a.nvmlDeviceGetRetiredPagesPendingStatus) {
+    g.retired_pages_pending = Fact<bool>::unknown(q.missing("nvmlDeviceGetRetiredPagesPendingStatus"));
+  } else {
+    nvmlEnableState_t pending = NVML_FEATURE_DISABLED;
+    const nvmlReturn_t rc = a.nvmlDeviceGetRetiredPagesPendingStatus(dev, &pending);
+    g.retired_pages_pending = rc == NVML_SUCCESS
+                                  ? Fact<bool>(pending == NVML_FEATURE_ENABLED)
+                                  : Fact<bool>::unknown(q.failed("nvmlDeviceGetRetiredPagesPendingStatus", rc));
+  }
+
+  // One call, four facts. MIG mode with instances also answers NVML_ERROR_NOT_SUPPORTED.
+  std::string why;
+  unsigned int corr = 0, unc = 0, pending = 0, failed = 0;
+  if (!a.nvmlDeviceGetRemappedRows) {
+    why = q.missing("nvmlDeviceGetRemappedRows");
+  } else if (const nvmlReturn_t rc = a.nvmlDeviceGetRemappedRows(dev, &corr, &unc, &pending, &failed);
+             rc != NVML_SUCCESS) {
+    why = q.failed("nvmlDeviceGetRemappedRows", rc);
+  }
+  if (why.empty()) {
+    g.remapped_rows_correctable = Fact<int>(static_cast<int>(corr));
+    g.remapped_rows_uncorrectable = Fact<int>(static_cast<int>(unc));
+    g.row_remap_pending = Fact<bool>(pending != 0);
+    g.row_remap_failed = Fact<bool>(failed != 0);
+  } else {
+    g.remapped_rows_correctable = Fact<int>::unknown(why);
+    g.remapped_rows_uncorrectable = Fact<int>::unknown(why);
+    g.row_remap_pending = Fact<bool>::unknown(why);
+    g.row_remap_failed = Fact<bool>::unknown(why);
+  }
+}
+
 NvidiaGpu nvml_gpu(const NvmlQuery& q, unsigned index, nvmlDevice_t dev, PciLocation& loc) {
   const nvml::Api& a = q.api();
   NvidiaGpu g;
@@ -285,6 +477,8 @@ NvidiaGpu nvml_gpu(const NvmlQuery& q, unsigned index, nvmlDevice_t dev, PciLoca
 
   g.pcie_gen_current = uint_fact(q, a.nvmlDeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration", dev);
   g.pcie_gen_max = uint_fact(q, a.nvmlDeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration", dev);
+  g.pcie_gen_gpu_max =
+      uint_fact(q, a.nvmlDeviceGetGpuMaxPcieLinkGeneration, "nvmlDeviceGetGpuMaxPcieLinkGeneration", dev);
   g.pcie_width_current = uint_fact(q, a.nvmlDeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth", dev);
   g.pcie_width_max = uint_fact(q, a.nvmlDeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth", dev);
 
@@ -304,6 +498,7 @@ NvidiaGpu nvml_gpu(const NvmlQuery& q, unsigned index, nvmlDevice_t dev, PciLoca
     g.ecc_enabled = rc == NVML_SUCCESS ? Fact<bool>(cur == NVML_FEATURE_ENABLED)
                                        : Fact<bool>::unknown(q.failed("nvmlDeviceGetEccMode", rc));
   }
+  memory_health(q, dev, g);
 
   {
     // R535 renamed "throttle reasons" to "clocks event reasons"; same ABI, same bits.
@@ -320,6 +515,14 @@ NvidiaGpu nvml_gpu(const NvmlQuery& q, unsigned index, nvmlDevice_t dev, PciLoca
     }
   }
 
+  if (!a.nvmlDeviceGetUtilizationRates) {
+    g.utilization_percent = Fact<int>::unknown(q.missing("nvmlDeviceGetUtilizationRates"));
+  } else {
+    nvmlUtilization_t u{};
+    const nvmlReturn_t rc = a.nvmlDeviceGetUtilizationRates(dev, &u);
+    g.utilization_percent = rc == NVML_SUCCESS ? Fact<int>(static_cast<int>(u.gpu))
+                                               : Fact<int>::unknown(q.failed("nvmlDeviceGetUtilizationRates", rc));
+  }
   g.temperature_c = uint_fact(q, a.nvmlDeviceGetTemperature, "nvmlDeviceGetTemperature", dev, NVML_TEMPERATURE_GPU);
   auto watts = [](const Fact<int>& mw) {
     return mw ? Fact<double>(static_cast<unsigned>(mw.value()) / 1000.0) : Fact<double>::unknown(mw.why());
@@ -693,11 +896,16 @@ void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, 
       }
       n.uuid = SFact::unknown(why);
       n.memory_used_bytes = Fact<std::uint64_t>::unknown(why);
-      for (auto* f : {&n.pcie_gen_current, &n.pcie_gen_max, &n.pcie_width_current, &n.pcie_width_max, &n.temperature_c,
-                      &n.sm_clock_mhz, &n.memory_clock_mhz, &n.sm_clock_max_mhz, &n.memory_clock_max_mhz})
+      for (auto* f : {&n.pcie_gen_current, &n.pcie_gen_max, &n.pcie_gen_gpu_max, &n.pcie_width_current,
+                      &n.pcie_width_max, &n.retired_pages_sbe, &n.retired_pages_dbe, &n.remapped_rows_correctable,
+                      &n.remapped_rows_uncorrectable, &n.utilization_percent, &n.temperature_c, &n.sm_clock_mhz,
+                      &n.memory_clock_mhz, &n.sm_clock_max_mhz, &n.memory_clock_max_mhz})
         *f = Fact<int>::unknown(why);
-      n.persistence_mode = Fact<bool>::unknown(why);
-      n.ecc_enabled = Fact<bool>::unknown(why);
+      for (auto* f :
+           {&n.persistence_mode, &n.ecc_enabled, &n.retired_pages_pending, &n.row_remap_pending, &n.row_remap_failed})
+        *f = Fact<bool>::unknown(why);
+      for (auto* f : {&n.ecc_uncorrected_volatile, &n.ecc_uncorrected_aggregate, &n.ecc_corrected_volatile})
+        *f = Fact<std::uint64_t>::unknown(why);
       n.clocks_event_reasons = Fact<std::vector<std::string>>::unknown(why);
       n.power_draw_w = Fact<double>::unknown(why);
       n.power_limit_w = Fact<double>::unknown(why);
@@ -902,6 +1110,49 @@ void collect_via_child(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts
 
 }  // namespace
 
+std::optional<std::string> read_file_tail(const Fs& fs, const std::string& path, size_t max_bytes, std::string* error) {
+  // Fs reads at an offset but does not say how long a file is: find its end with one-byte reads,
+  // doubling then halving (~2*log2(size) reads: about 54 for a 100 MB module), then read the tail.
+  std::string err;
+  auto byte_at = [&](std::uint64_t offset) -> std::optional<bool> {
+    auto b = fs.read_file_at(path, offset, 1, &err);
+    if (!b) return std::nullopt;
+    return !b->empty();
+  };
+  auto fail = [&]() -> std::optional<std::string> {
+    if (error) *error = err.empty() ? path + ": could not be read" : err;
+    return std::nullopt;
+  };
+  const auto first = byte_at(0);
+  if (!first) return fail();
+  std::uint64_t size = 0;
+  if (*first) {
+    std::uint64_t lo = 0, hi = 1;  // a byte at lo, none at hi once the doubling stops
+    for (;;) {
+      const auto more = byte_at(hi);
+      if (!more) return fail();
+      if (!*more) break;
+      lo = hi;
+      if (hi >= (std::uint64_t{1} << 40)) {
+        err = path + ": larger than 1 TiB";
+        return fail();
+      }
+      hi *= 2;
+    }
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      const auto more = byte_at(mid);
+      if (!more) return fail();
+      (*more ? lo : hi) = mid;
+    }
+    size = hi;
+  }
+  const std::uint64_t from = size > max_bytes ? size - max_bytes : 0;
+  auto tail = fs.read_file_at(path, from, max_bytes, &err);
+  if (!tail) return fail();
+  return tail;
+}
+
 void collect_nvidia_in_process(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out,
                                const DriverStepHook& before_step) {
   out = NvidiaDriverFacts{};
@@ -909,6 +1160,7 @@ void collect_nvidia_in_process(const Os& os, const ProbeOptions& opts, NvidiaDri
   const auto cvd = os.env.get("CUDA_VISIBLE_DEVICES");
   out.cuda_visible_devices = cvd ? SFact(*cvd) : SFact::unknown("not set: CUDA programs see every GPU");
   out.kernel_module_version = read_kernel_module_version(os.fs);
+  read_kernel_module_files(os.fs, out);
   const NvmlOutcome nv = probe_nvml(os, opts, out, steps);
   probe_cuda(os, opts, out, nv, steps);
   note_visible_devices(out, nv, steps);
@@ -922,6 +1174,7 @@ void collect_nvidia(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& o
   const auto cvd = os.env.get("CUDA_VISIBLE_DEVICES");
   out.cuda_visible_devices = cvd ? SFact(*cvd) : SFact::unknown("not set: CUDA programs see every GPU");
   out.kernel_module_version = read_kernel_module_version(os.fs);
+  read_kernel_module_files(os.fs, out);
   for (auto& s : out.steps) {
     if (s.name == "nvmlInit_v2" && s.code == "NVML_ERROR_LIB_RM_VERSION_MISMATCH") {
       // Rebuild with this process's view of the kernel module, keeping the library version the child saw.

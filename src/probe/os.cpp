@@ -157,6 +157,76 @@ void fill_container(const Os& os, OsFacts& out) {
   out.container = "none";
 }
 
+constexpr const char* kEfiDir = "/sys/firmware/efi";
+// EFI_GLOBAL_VARIABLE's GUID: the SecureBoot variable the firmware sets (UEFI spec 3.3).
+constexpr const char* kSecureBootVar = "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+
+// The SecureBoot EFI variable's value byte: efivarfs files start with 4 attribute bytes; the old
+// sysfs interface (before Linux 6.0) had the value alone in vars/<name>/data.
+Fact<bool> secure_boot_value(const std::string& path, const std::string& bytes, size_t value_at) {
+  if (bytes.size() != value_at + 1)
+    return Fact<bool>::unknown(
+        fmt::format("{} holds {} bytes, not the {} of a one-byte EFI variable", path, bytes.size(), value_at + 1));
+  const auto v = static_cast<unsigned char>(bytes[value_at]);
+  if (v > 1) return Fact<bool>::unknown(fmt::format("{} holds the value {}, neither 0 nor 1", path, v));
+  return Fact<bool>(v == 1);
+}
+
+// Whether UEFI Secure Boot is on: then the kernel loads only signed modules (an unsigned DKMS nvidia.ko
+// is refused). No /sys/firmware/efi at all means a legacy BIOS boot: Secure Boot is off.
+void fill_secure_boot(const Os& os, OsFacts& out) {
+  if (out.wsl && out.wsl.value() != "none") {
+    out.secure_boot = Fact<bool>::unknown("WSL has no EFI variables: Secure Boot is the Windows host's setting");
+    return;
+  }
+  const std::string efivars = std::string(kEfiDir) + "/efivars";
+  std::string err;
+  const std::string var = efivars + "/" + kSecureBootVar;
+  if (auto bytes = os.fs.read_file(var, 64, &err)) {
+    out.secure_boot = secure_boot_value(var, *bytes, 4);
+    return;
+  }
+  const std::string legacy = std::string(kEfiDir) + "/vars/" + kSecureBootVar + "/data";
+  if (auto bytes = os.fs.read_file(legacy, 64, nullptr)) {
+    out.secure_boot = secure_boot_value(legacy, *bytes, 0);
+    return;
+  }
+  if (!os.fs.is_dir(kEfiDir)) {
+    // Container runtimes may hide /sys/firmware (docker and podman mask it with an empty folder by
+    // default; the H200 test machine's does not), so only a populated /sys/firmware without efi/
+    // says the machine booted through a BIOS.
+    std::string list_err;
+    const auto firmware = os.fs.list_dir("/sys/firmware", &list_err);
+    if (firmware && !firmware->empty()) {
+      out.secure_boot = Fact<bool>(false);  // legacy BIOS boot: there is no Secure Boot
+      return;
+    }
+    const bool contained = out.container && out.container.value() != "none";
+    out.secure_boot = Fact<bool>::unknown(
+        firmware ? std::string("/sys/firmware is empty") + (contained ? " (the container runtime hides it)" : "") +
+                       ": the boot mode is not visible"
+                 : "/sys/firmware is not readable (" + list_err + "): the boot mode is not visible");
+    return;
+  }
+  std::string list_err;
+  const auto vars = os.fs.list_dir(efivars, &list_err);
+  if (!vars || vars->empty()) {
+    out.secure_boot =
+        Fact<bool>::unknown("booted through UEFI, but " + efivars + " is " +
+                            (vars ? std::string("empty (efivarfs not mounted)") : "not readable (" + list_err + ")"));
+    return;
+  }
+  for (const auto& e : *vars) {
+    if (e.name == kSecureBootVar) {  // listed but not readable
+      out.secure_boot = Fact<bool>::unknown("could not read " + err);
+      return;
+    }
+  }
+  // A UEFI firmware without Secure Boot support defines no SecureBoot variable (mokutil: "This system
+  // doesn't support Secure Boot").
+  out.secure_boot = Fact<bool>(false);
+}
+
 std::string windows_arch(const Env& env) {
   // A 32-bit process on 64-bit Windows sees x86 in PROCESSOR_ARCHITECTURE; W6432 has the OS's.
   auto v = env.get("PROCESSOR_ARCHITEW6432");
@@ -203,6 +273,8 @@ void collect_os_as(const Os& os, OsFamily family, const HostInfo* host, OsFacts&
     out.wsl = "none";  // WSL is a question asked from inside Linux; here we are the host
     out.container = Fact<std::string>::unknown(
         win ? "container detection on Windows is not implemented yet" : "container detection on macOS is not implemented yet");
+    out.secure_boot = Fact<bool>::unknown(win ? "not read on Windows yet (planned: the registry's SecureBoot\\State)"
+                                              : "not read on macOS (Apple's secure boot is not UEFI Secure Boot)");
     return;
   }
 
@@ -233,6 +305,7 @@ void collect_os_as(const Os& os, OsFamily family, const HostInfo* host, OsFacts&
   // The WSL test reads the kernel release wherever it came from (file or uname).
   fill_wsl(os, out.kernel.has() ? std::optional<std::string>(out.kernel.value()) : std::nullopt, out);
   fill_container(os, out);
+  fill_secure_boot(os, out);
 }
 
 }  // namespace detail

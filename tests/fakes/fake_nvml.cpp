@@ -1,8 +1,12 @@
 // A fake libnvidia-ml.so.1: NVML's real symbol names and C signatures (from src/vendors/nvml/nvml_api.h,
 // so the compiler holds both sides to one declaration), answering from the scenario JSON named by
 // GPUREADY_FAKE_DRIVER. Built twice: current (R580) and FAKE_DRIVER_R470, which lacks the entry
-// points NVML gained after R470 (nvmlDeviceGetMemoryBusWidth in R510, clocks *event* reasons in R535) and,
-// to exercise the fallback to the older export, nvmlSystemGetCudaDriverVersion_v2.
+// points NVML gained after R470 (nvmlDeviceGetMemoryBusWidth in R510, nvmlDeviceGetGpuMaxPcieLinkGeneration
+// in R525, clocks *event* reasons in R535) and, to exercise the fallback to the older export,
+// nvmlSystemGetCudaDriverVersion_v2.
+//
+// A GPU's key answers its query: absent means NVML_ERROR_NOT_SUPPORTED (the GPU cannot say), and a
+// string such as "NVML_ERROR_NOT_SUPPORTED" or "NVML_ERROR_GPU_IS_LOST" is returned as that code.
 #include <csignal>
 #include <cstring>
 #include <mutex>
@@ -59,12 +63,17 @@ const fake::json* gpu_of(nvmlDevice_t dev) {
   return &g[dev->index];
 }
 
+// The answer a key gives when it holds no value: absent = this GPU cannot say; a code name = that code.
+nvmlReturn_t not_a_value(const fake::json& g, const char* key) {
+  return fake::has_string(g, key) ? code_of(g, key) : NVML_ERROR_NOT_SUPPORTED;
+}
+
 template <class T>
 nvmlReturn_t number(nvmlDevice_t dev, const char* key, T* out) {
   if (!state().initialised) return NVML_ERROR_UNINITIALIZED;
   const fake::json* g = gpu_of(dev);
   if (!g || !out) return NVML_ERROR_INVALID_ARGUMENT;
-  if (!fake::has_number(*g, key)) return NVML_ERROR_NOT_SUPPORTED;  // absent = this GPU cannot say
+  if (!fake::has_number(*g, key)) return not_a_value(*g, key);
   *out = static_cast<T>(fake::get_int(*g, key, 0));
   return NVML_SUCCESS;
 }
@@ -85,7 +94,7 @@ nvmlReturn_t enable_state(nvmlDevice_t dev, const char* key, nvmlEnableState_t* 
   const fake::json* g = gpu_of(dev);
   if (!g || !out) return NVML_ERROR_INVALID_ARGUMENT;
   auto it = g->find(key);
-  if (it == g->end() || !it->is_boolean()) return NVML_ERROR_NOT_SUPPORTED;
+  if (it == g->end() || !it->is_boolean()) return not_a_value(*g, key);
   *out = it->get<bool>() ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
   return NVML_SUCCESS;
 }
@@ -230,6 +239,11 @@ nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned i
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGen) {
   return number(device, "pcie_gen_max", maxLinkGen);
 }
+#ifndef FAKE_DRIVER_R470
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGenDevice) {
+  return number(device, "pcie_gen_gpu_max", maxLinkGenDevice);
+}
+#endif
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* currLinkWidth) {
   return number(device, "pcie_width_current", currLinkWidth);
 }
@@ -283,3 +297,64 @@ nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int* busW
   return number(device, "memory_bus_width", busWidth);
 }
 #endif
+
+// Keys "ecc_uncorrected_volatile", "ecc_uncorrected_aggregate", "ecc_corrected_volatile",
+// "ecc_corrected_aggregate" (nvidia-smi -q -d ECC: "Volatile"/"Aggregate" totals).
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                         nvmlEccCounterType_t counterType, unsigned long long* eccCounts) {
+  const bool corrected = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED;
+  const bool volatile_ = counterType == NVML_VOLATILE_ECC;
+  if ((!corrected && errorType != NVML_MEMORY_ERROR_TYPE_UNCORRECTED) ||
+      (!volatile_ && counterType != NVML_AGGREGATE_ECC))
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const std::string key =
+      std::string("ecc_") + (corrected ? "corrected" : "uncorrected") + (volatile_ ? "_volatile" : "_aggregate");
+  return number(device, key.c_str(), eccCounts);
+}
+
+// Keys "retired_pages_sbe" / "retired_pages_dbe": the number of pages. Answers as NVML does: the
+// count with NVML_SUCCESS when the buffer holds them all, else NVML_ERROR_INSUFFICIENT_SIZE.
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount,
+                                       unsigned long long* addresses) {
+  if (!pageCount) return NVML_ERROR_INVALID_ARGUMENT;
+  const char* key = cause == NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS ? "retired_pages_sbe"
+                    : cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR         ? "retired_pages_dbe"
+                                                                                       : nullptr;
+  if (!key) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned int count = 0;
+  if (nvmlReturn_t rc = number(device, key, &count); rc != NVML_SUCCESS) return rc;
+  const unsigned int room = *pageCount;
+  *pageCount = count;
+  if (room < count) return NVML_ERROR_INSUFFICIENT_SIZE;
+  if (count > 0 && !addresses) return NVML_ERROR_INVALID_ARGUMENT;
+  for (unsigned int i = 0; i < count; ++i) addresses[i] = 0x1a2b3c000ULL + 0x1000ULL * i;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t* isPending) {
+  return enable_state(device, "retired_pages_pending", isPending);
+}
+
+// Key "remapped_rows": {"correctable": n, "uncorrectable": n, "pending": bool, "failed": bool}
+// (nvidia-smi -q -d ROW_REMAPPER), or a code name, or absent (NVML_ERROR_NOT_SUPPORTED).
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int* corrRows, unsigned int* uncRows,
+                                       unsigned int* isPending, unsigned int* failureOccurred) {
+  if (!state().initialised) return NVML_ERROR_UNINITIALIZED;
+  const fake::json* g = gpu_of(device);
+  if (!g || !corrRows || !uncRows || !isPending || !failureOccurred) return NVML_ERROR_INVALID_ARGUMENT;
+  auto it = g->find("remapped_rows");
+  if (it == g->end() || !it->is_object()) return not_a_value(*g, "remapped_rows");
+  *corrRows = static_cast<unsigned>(fake::get_int(*it, "correctable", 0));
+  *uncRows = static_cast<unsigned>(fake::get_int(*it, "uncorrectable", 0));
+  *isPending = fake::get_bool(*it, "pending", false) ? 1 : 0;
+  *failureOccurred = fake::get_bool(*it, "failed", false) ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+// Key "utilization_gpu" (nvidia-smi utilization.gpu); memory utilisation is not asked for.
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) {
+  if (!utilization) return NVML_ERROR_INVALID_ARGUMENT;
+  if (nvmlReturn_t rc = number(device, "utilization_gpu", &utilization->gpu); rc != NVML_SUCCESS) return rc;
+  utilization->memory = 0;
+  return NVML_SUCCESS;
+}

@@ -2,7 +2,9 @@
 // scenario (tests/fixtures/nvidia/*.json): in this process and through the isolated child
 // (the real gpuready executable), plus the parsers behind it (parse/driver_version.h).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "parse/driver_version.h"
+#include "parse/modules_dep.h"
 #include "probe/nvidia_driver.h"
 #include "probe/probe.h"
 #include "support/test_os.h"
@@ -44,12 +47,19 @@ class ScopedEnv {
 };
 
 // The real file system, except /proc/driver/nvidia from a fixture tree (the scenario's kernel
-// module); the fake libraries themselves are real files, and the probe resolves their links.
+// module) and the running kernel's release and /lib/modules from a host tree (tests/fixtures/hosts;
+// one without them, such as "none", leaves the release to uname and /lib/modules empty). The fake
+// libraries themselves are real files, and the probe resolves their links.
 class ProcOverlayFs final : public Fs {
  public:
-  explicit ProcOverlayFs(const std::string& tree) : tree_(test::fixture("nvidia/trees/" + tree)) {}
+  explicit ProcOverlayFs(const std::string& tree, const std::string& host = "none")
+      : tree_(test::fixture("nvidia/trees/" + tree)), host_(test::fixture("hosts/" + host)) {}
   std::optional<std::string> read_file(const std::string& path, size_t max_bytes, std::string* error) const override {
     return pick(path).read_file(path, max_bytes, error);
+  }
+  std::optional<std::string> read_file_at(const std::string& path, std::uint64_t offset, size_t max_bytes,
+                                          std::string* error) const override {
+    return pick(path).read_file_at(path, offset, max_bytes, error);
   }
   std::optional<std::vector<DirEntry>> list_dir(const std::string& path, std::string* error) const override {
     return pick(path).list_dir(path, error);
@@ -61,13 +71,17 @@ class ProcOverlayFs final : public Fs {
 
  private:
   const Fs& pick(const std::string& path) const {
-    return path.rfind("/proc/driver/nvidia", 0) == 0 ? static_cast<const Fs&>(tree_) : real_os().fs;
+    if (path.rfind("/proc/driver/nvidia", 0) == 0) return tree_;
+    for (const char* p : {"/proc/sys/kernel", "/lib/modules", "/usr/lib/modules"})
+      if (path.rfind(p, 0) == 0) return host_;
+    return real_os().fs;
   }
   test::RootedFs tree_;
+  test::RootedFs host_;
 };
 
 struct TreeOs {
-  explicit TreeOs(const std::string& tree) : fs(tree) {}
+  TreeOs(const std::string& tree, const std::string& host) : fs(tree, host) {}
   Os os() const {
     const Os& r = real_os();
     return Os{fs, r.env, r.proc, r.dl};
@@ -83,6 +97,13 @@ ProbeOptions fake_options(bool r470 = false, CudaInitPolicy policy = CudaInitPol
   return o;
 }
 
+ProbeOptions child_options_for_module_test() {
+  ProbeOptions o = fake_options();
+  o.driver_probe_argv = {GPUREADY_EXE, "__probe-driver"};
+  o.child_timeout = std::chrono::milliseconds(10000);
+  return o;
+}
+
 struct ProbeRun {
   NvidiaDriverFacts facts;
   double ms = 0;
@@ -90,10 +111,10 @@ struct ProbeRun {
 
 // Runs the collector with the fake driver answering from `scenario_name`.
 ProbeRun probe(const std::string& scenario_name, const ProbeOptions& opts, const std::string& tree = "h200",
-          const std::optional<std::string>& visible_devices = std::nullopt) {
+               const std::optional<std::string>& visible_devices = std::nullopt, const std::string& host = "none") {
   ScopedEnv driver("GPUREADY_FAKE_DRIVER", scenario(scenario_name));
   ScopedEnv cvd("CUDA_VISIBLE_DEVICES", visible_devices);
-  TreeOs t(tree);
+  TreeOs t(tree, host);
   ProbeRun r;
   const auto t0 = std::chrono::steady_clock::now();
   collect_nvidia(t.os(), opts, r.facts);
@@ -164,12 +185,47 @@ TEST(NvidiaProbe, H200FactsAsNvidiaSmiShowsThem) {
   for (const auto& s : f.steps) EXPECT_TRUE(s.ok) << s.name << ": " << s.message;
 }
 
-// The fake replaying the H200 recording gives back exactly what the real driver gave.
+// ECC on and clean, row remapping with nothing remapped, and page retirement (before Ampere) not
+// supported: a healthy Hopper, as the real H200 answered (recorded/h200_health_probe_driver_cuda.json).
+TEST(NvidiaProbe, H200MemoryHealthAndUtilisation) {
+  const ProbeRun r = probe("h200", fake_options());
+  ASSERT_EQ(r.facts.gpus.size(), 1u);
+  const nlohmann::json got = r.facts.gpus[0];
+  const nlohmann::json real = read_json(test::fixture("nvidia/recorded/h200_health_probe_driver_cuda.json"))["gpus"][0];
+  for (const char* key : {"pcie_gen_gpu_max", "ecc_enabled", "ecc_uncorrected_volatile", "ecc_uncorrected_aggregate",
+                          "ecc_corrected_volatile", "retired_pages_sbe", "retired_pages_dbe", "retired_pages_pending",
+                          "remapped_rows_correctable", "remapped_rows_uncorrectable", "row_remap_pending",
+                          "row_remap_failed", "utilization_percent"})
+    EXPECT_EQ(got[key], real[key]) << key;
+  const NvidiaGpu& g = r.facts.gpus[0];
+  EXPECT_EQ(g.pcie_gen_gpu_max.value_or(0), 5);
+  EXPECT_EQ(g.ecc_uncorrected_volatile.value_or(99), 0u);
+  EXPECT_EQ(g.ecc_uncorrected_aggregate.value_or(99), 0u);
+  EXPECT_EQ(g.ecc_corrected_volatile.value_or(99), 0u);
+  EXPECT_EQ(g.remapped_rows_correctable.value_or(-1), 0);
+  EXPECT_EQ(g.remapped_rows_uncorrectable.value_or(-1), 0);
+  EXPECT_EQ(g.row_remap_pending.value_or(true), false);
+  EXPECT_EQ(g.row_remap_failed.value_or(true), false);
+  EXPECT_EQ(g.utilization_percent.value_or(-1), 0);
+  for (const Fact<int>* f : {&g.retired_pages_sbe, &g.retired_pages_dbe}) {
+    EXPECT_FALSE(f->has());
+    EXPECT_EQ(f->why(), "not supported on this GPU or driver (nvmlDeviceGetRetiredPages: NVML_ERROR_NOT_SUPPORTED)");
+  }
+  EXPECT_FALSE(g.retired_pages_pending.has());
+  EXPECT_TRUE(
+      contains(g.retired_pages_pending.why(), "nvmlDeviceGetRetiredPagesPendingStatus: NVML_ERROR_NOT_SUPPORTED"))
+      << g.retired_pages_pending.why();
+}
+
+// The fake replaying the H200 recording gives back exactly what the real driver gave. The recording
+// predates the memory-health facts, so only the facts it holds are compared.
 TEST(NvidiaProbe, H200WithCudaReplaysTheRecordedMachine) {
   const ProbeRun r = probe("h200", fake_options(false, CudaInitPolicy::always));
   const nlohmann::json got = r.facts;
   const nlohmann::json real = read_json(test::fixture("nvidia/recorded/h200_probe_driver_cuda.json"));
-  EXPECT_EQ(got["gpus"], real["gpus"]);
+  ASSERT_EQ(got["gpus"].size(), real["gpus"].size());
+  for (size_t i = 0; i < real["gpus"].size(); ++i)
+    for (const auto& [key, value] : real["gpus"][i].items()) EXPECT_EQ(got["gpus"][i][key], value) << key;
   for (const char* key : {"driver_version", "cuda_driver_version", "kernel_module_version", "nvml_device_count",
                           "cuda_init", "cuda_device_count", "cuda_visible_devices"})
     EXPECT_EQ(got[key], real[key]) << key;
@@ -200,6 +256,88 @@ TEST(NvidiaProbe, LaptopGtx1650AtIdleTrainsTheLinkDown) {
   EXPECT_TRUE(contains(g.ecc_enabled.why(), "NVML_ERROR_NOT_SUPPORTED"));
   EXPECT_FALSE(g.power_draw_w.has());
   EXPECT_TRUE(contains(g.power_draw_w.why(), "nvmlDeviceGetPowerUsage"));
+  // A GeForce without ECC: no counters, no page retirement, no row remapping; each says so.
+  EXPECT_EQ(g.pcie_gen_gpu_max.value_or(0), 3);
+  EXPECT_EQ(g.utilization_percent.value_or(-1), 0);
+  EXPECT_FALSE(g.ecc_uncorrected_volatile.has());
+  EXPECT_EQ(g.ecc_uncorrected_volatile.why(),
+            "not supported on this GPU or driver (nvmlDeviceGetTotalEccErrors: NVML_ERROR_NOT_SUPPORTED)");
+  EXPECT_FALSE(g.ecc_corrected_volatile.has());
+  EXPECT_FALSE(g.retired_pages_dbe.has());
+  for (const Fact<int>* rows : {&g.remapped_rows_correctable, &g.remapped_rows_uncorrectable}) {
+    EXPECT_FALSE(rows->has());
+    EXPECT_EQ(rows->why(), "not supported on this GPU or driver (nvmlDeviceGetRemappedRows: NVML_ERROR_NOT_SUPPORTED)");
+  }
+  EXPECT_FALSE(g.row_remap_pending.has());
+  EXPECT_FALSE(g.row_remap_failed.has());
+  EXPECT_EQ(g.row_remap_failed.why(), g.remapped_rows_correctable.why());
+}
+
+// After an uncorrectable DRAM error (Xid 94) an A100 remaps the row at the next reset (Xid 63).
+TEST(NvidiaProbe, A100WithARowRemapPendingAfterUncorrectableErrors) {
+  const ProbeRun r = probe("a100_row_remap_pending", fake_options());
+  ASSERT_EQ(r.facts.gpus.size(), 1u);
+  const NvidiaGpu& g = r.facts.gpus[0];
+  EXPECT_EQ(g.architecture.value_or("?"), "Ampere");
+  EXPECT_EQ(g.ecc_enabled.value_or(false), true);
+  EXPECT_EQ(g.ecc_uncorrected_volatile.value_or(0), 2u);
+  EXPECT_EQ(g.ecc_uncorrected_aggregate.value_or(0), 2u);
+  EXPECT_EQ(g.ecc_corrected_volatile.value_or(99), 0u);
+  EXPECT_EQ(g.remapped_rows_correctable.value_or(-1), 0);
+  EXPECT_EQ(g.remapped_rows_uncorrectable.value_or(-1), 1);
+  EXPECT_EQ(g.row_remap_pending.value_or(false), true);
+  EXPECT_EQ(g.row_remap_failed.value_or(true), false);
+  EXPECT_FALSE(g.retired_pages_sbe.has());  // Ampere remaps rows instead of retiring pages
+  EXPECT_TRUE(contains(g.retired_pages_sbe.why(), "NVML_ERROR_NOT_SUPPORTED")) << g.retired_pages_sbe.why();
+  EXPECT_EQ(g.pcie_gen_gpu_max.value_or(0), 4);
+  EXPECT_EQ(g.utilization_percent.value_or(-1), 0);
+}
+
+// A Gen4 GPU in a Gen3 slot: the slot's limit (pcie_gen_max) and the GPU's own (pcie_gen_gpu_max) differ.
+TEST(NvidiaProbe, Gen4GpuHeldAtGen3ByTheSlot) {
+  const ProbeRun r = probe("gen4_gpu_gen3_slot", fake_options());
+  ASSERT_EQ(r.facts.gpus.size(), 1u);
+  const NvidiaGpu& g = r.facts.gpus[0];
+  EXPECT_EQ(g.name.value_or("?"), "NVIDIA GeForce RTX 3090");
+  EXPECT_EQ(g.pcie_gen_current.value_or(0), 3);
+  EXPECT_EQ(g.pcie_gen_max.value_or(0), 3);
+  EXPECT_EQ(g.pcie_gen_gpu_max.value_or(0), 4);
+  EXPECT_EQ(g.utilization_percent.value_or(-1), 98);
+  EXPECT_EQ(g.clocks_event_reasons.value_or({}), std::vector<std::string>{"sw_power_cap"});
+  EXPECT_FALSE(g.ecc_uncorrected_volatile.has());
+  EXPECT_FALSE(g.remapped_rows_uncorrectable.has());
+}
+
+// A GPU that has ECC but runs with it off (the RTX 4090's default) counts nothing: the reason says ECC is off.
+TEST(NvidiaProbe, EccOffIsTheReasonForNoCounters) {
+  const ProbeRun r = probe("two_gpus", fake_options());
+  ASSERT_EQ(r.facts.gpus.size(), 2u);
+  const NvidiaGpu& g = r.facts.gpus[0];
+  ASSERT_EQ(g.ecc_enabled.value_or(true), false);
+  EXPECT_FALSE(g.ecc_uncorrected_volatile.has());
+  EXPECT_EQ(
+      g.ecc_uncorrected_volatile.why(),
+      "ECC is off on this GPU, so it counts no ECC errors (nvmlDeviceGetTotalEccErrors: NVML_ERROR_NOT_SUPPORTED)");
+  EXPECT_EQ(g.ecc_corrected_volatile.why(), g.ecc_uncorrected_volatile.why());
+}
+
+// NVML could not start, CUDA still lists the GPU: every NVML-only fact says why it is unknown.
+TEST(NvidiaProbe, GpuSeenOnlyByCudaHasEveryNvmlFactUnknown) {
+  ProbeOptions o = fake_options();
+  o.nvml_candidates = {"/nonexistent/gpuready-test/libnvidia-ml.so.1"};
+  const ProbeRun r = probe("h200", o);
+  ASSERT_EQ(r.facts.gpus.size(), 1u);
+  const NvidiaGpu& g = r.facts.gpus[0];
+  EXPECT_EQ(g.sm_count.value_or(0), 132);
+  const nlohmann::json j = g;
+  for (const char* key :
+       {"pcie_gen_gpu_max", "ecc_uncorrected_volatile", "ecc_uncorrected_aggregate", "ecc_corrected_volatile",
+        "retired_pages_sbe", "retired_pages_dbe", "retired_pages_pending", "remapped_rows_correctable",
+        "remapped_rows_uncorrectable", "row_remap_pending", "row_remap_failed", "utilization_percent"}) {
+    ASSERT_TRUE(j[key].is_object()) << key << ": " << j[key];
+    EXPECT_TRUE(contains(j[key]["unknown"].get<std::string>(), "NVML: no NVIDIA driver library"))
+        << key << ": " << j[key];
+  }
 }
 
 TEST(NvidiaProbe, NoDriverSaysTheLibraryIsMissingInTheLoadersWords) {
@@ -298,6 +436,20 @@ TEST(NvidiaProbe, OldDriverMissingSymbolsAreFactsNotCrashes) {
   EXPECT_EQ(g.clocks_event_reasons.value_or({}), (std::vector<std::string>{"gpu_idle", "sw_power_cap"}));
   EXPECT_FALSE(g.memory_bus_width_bits.has());
   EXPECT_EQ(g.memory_bus_width_bits.why(), "nvmlDeviceGetMemoryBusWidth is missing from libnvidia-ml.so.1 (driver too old?)");
+  // nvmlDeviceGetGpuMaxPcieLinkGeneration arrived in R525.
+  EXPECT_FALSE(g.pcie_gen_gpu_max.has());
+  EXPECT_EQ(g.pcie_gen_gpu_max.why(),
+            "nvmlDeviceGetGpuMaxPcieLinkGeneration is missing from libnvidia-ml.so.1 (driver too old?)");
+  EXPECT_EQ(g.pcie_gen_max.value_or(0), 3);
+  // Volta retires pages instead of remapping rows; the counts come back through NVML_ERROR_INSUFFICIENT_SIZE.
+  EXPECT_EQ(g.retired_pages_sbe.value_or(-1), 2);
+  EXPECT_EQ(g.retired_pages_dbe.value_or(-1), 1);
+  EXPECT_EQ(g.retired_pages_pending.value_or(false), true);
+  EXPECT_EQ(g.ecc_uncorrected_volatile.value_or(99), 0u);
+  EXPECT_EQ(g.ecc_uncorrected_aggregate.value_or(99), 1u);
+  EXPECT_FALSE(g.remapped_rows_uncorrectable.has());
+  EXPECT_TRUE(contains(g.remapped_rows_uncorrectable.why(), "NVML_ERROR_NOT_SUPPORTED"));
+  EXPECT_EQ(g.utilization_percent.value_or(-1), 5);
   const DriverStep* cuda = find_step(f, "load libcuda.so.1");
   ASSERT_NE(cuda, nullptr);
   EXPECT_TRUE(contains(cuda->message, "via cuGetProcAddress)")) << cuda->message;  // the 11.3-11.8 form
@@ -416,6 +568,152 @@ TEST(NvidiaProbe, ALibraryWithoutTheEntryPointsIsSymbolMissing) {
   const DriverStep* cu = find_step(r.facts, "cuInit");
   ASSERT_NE(cu, nullptr);
   EXPECT_EQ(cu->code, "symbol_missing");
+}
+
+// ------------------------------------------------------------------ kernel module files (/lib/modules)
+
+// Ubuntu 22.04 laptop, Secure Boot on: DKMS built the module for both kernels and signed it with the MOK key.
+TEST(NvidiaKernelModule, DkmsModuleSignedForTheRunningKernel) {
+  const ProbeRun r = probe("gtx1650_laptop_linux", fake_options(), "proprietary_module", std::nullopt, "laptop");
+  const NvidiaDriverFacts& f = r.facts;
+  EXPECT_EQ(f.kernel_module_file.value_or("?"), "/lib/modules/6.5.0-28-generic/updates/dkms/nvidia.ko")
+      << f.kernel_module_file.why();
+  EXPECT_EQ(f.kernel_module_kernels, (std::vector<std::string>{"6.5.0-27-generic", "6.5.0-28-generic"}));
+  EXPECT_EQ(f.kernel_module_signed.value_or(false), true) << f.kernel_module_signed.why();
+}
+
+// Debian 12 rebooted into 6.1.0-18 after an upgrade; DKMS had built nvidia-current.ko for 6.1.0-17 only.
+TEST(NvidiaKernelModule, KernelUpdateWithoutADkmsRebuild) {
+  const ProbeRun r = probe("driver_not_loaded", fake_options(), "no_module", std::nullopt, "debian12_kernel_update");
+  const NvidiaDriverFacts& f = r.facts;
+  EXPECT_FALSE(f.kernel_module_file.has());
+  EXPECT_EQ(f.kernel_module_file.why(),
+            "no nvidia module for kernel 6.1.0-18-amd64 in /lib/modules/6.1.0-18-amd64/modules.dep");
+  EXPECT_EQ(f.kernel_module_kernels, std::vector<std::string>{"6.1.0-17-amd64"});
+  EXPECT_FALSE(f.kernel_module_signed.has());
+  EXPECT_TRUE(contains(f.kernel_module_signed.why(), "no NVIDIA module file")) << f.kernel_module_signed.why();
+  EXPECT_FALSE(f.kernel_module_version.has());  // and so nothing is loaded
+}
+
+// NVIDIA's .run installer on Ubuntu 24.04 wrote an unsigned nvidia.ko: with Secure Boot on it will not load.
+TEST(NvidiaKernelModule, RunfileModuleIsUnsigned) {
+  const ProbeRun r = probe("driver_not_loaded", fake_options(), "no_module", std::nullopt, "ubuntu2404_runfile");
+  const NvidiaDriverFacts& f = r.facts;
+  EXPECT_EQ(f.kernel_module_file.value_or("?"), "/lib/modules/6.8.0-45-generic/kernel/drivers/video/nvidia.ko");
+  EXPECT_EQ(f.kernel_module_kernels, std::vector<std::string>{"6.8.0-45-generic"});
+  EXPECT_EQ(f.kernel_module_signed.value_or(true), false) << f.kernel_module_signed.why();
+}
+
+TEST(NvidiaKernelModule, CompressedModuleIsFoundButNotChecked) {
+  const ProbeRun r = probe("h200", fake_options(), "h200", std::nullopt, "ubuntu2404_dkms_bios");
+  const NvidiaDriverFacts& f = r.facts;
+  EXPECT_EQ(f.kernel_module_file.value_or("?"), "/lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko.zst");
+  EXPECT_FALSE(f.kernel_module_signed.has());
+  EXPECT_EQ(f.kernel_module_signed.why(), "compressed module (.zst): signature not checked");
+}
+
+// A container sees the host's kernel but not its /lib/modules (the H200 test machine is one).
+TEST(NvidiaKernelModule, NoModulesFolderSaysWhy) {
+  const ProbeRun r = probe("h200", fake_options(), "h200", std::nullopt, "h200");
+  const NvidiaDriverFacts& f = r.facts;
+  EXPECT_FALSE(f.kernel_module_file.has());
+  EXPECT_TRUE(contains(f.kernel_module_file.why(),
+                       "the modules of the running kernel 6.18.44-fc-v657-gpu are not "
+                       "readable here (/lib/modules/6.18.44-fc-v657-gpu/modules.dep: "))
+      << f.kernel_module_file.why();
+  EXPECT_TRUE(f.kernel_module_kernels.empty());
+  EXPECT_FALSE(f.kernel_module_signed.has());
+  EXPECT_EQ(f.kernel_module_version.value_or("?"), "580.159.04");  // loaded all the same
+}
+
+TEST(NvidiaKernelModule, TheParentsViewWinsOverTheChilds) {
+  // The child reads the real machine's /lib/modules; the parent's host tree is what counts.
+  const ProbeRun r = probe("h200", child_options_for_module_test(), "h200", std::nullopt, "ubuntu2404_runfile");
+  ASSERT_FALSE(r.facts.steps.empty());
+  EXPECT_TRUE(r.facts.steps[0].ok) << r.facts.steps[0].message;
+  EXPECT_EQ(r.facts.kernel_module_file.value_or("?"), "/lib/modules/6.8.0-45-generic/kernel/drivers/video/nvidia.ko");
+  EXPECT_EQ(r.facts.kernel_module_signed.value_or(true), false);
+}
+
+// The real file system, counting what is read.
+class CountingFs final : public Fs {
+ public:
+  std::optional<std::string> read_file(const std::string& path, size_t max_bytes, std::string* error) const override {
+    auto r = real_os().fs.read_file(path, max_bytes, error);
+    if (r) bytes += r->size();
+    return r;
+  }
+  std::optional<std::string> read_file_at(const std::string& path, std::uint64_t offset, size_t max_bytes,
+                                          std::string* error) const override {
+    auto r = real_os().fs.read_file_at(path, offset, max_bytes, error);
+    if (r) bytes += r->size();
+    ++reads;
+    return r;
+  }
+  std::optional<std::vector<DirEntry>> list_dir(const std::string& path, std::string* error) const override {
+    return real_os().fs.list_dir(path, error);
+  }
+  bool exists(const std::string& path) const override { return real_os().fs.exists(path); }
+  bool is_dir(const std::string& path) const override { return real_os().fs.is_dir(path); }
+  std::optional<std::string> read_link(const std::string& path) const override { return real_os().fs.read_link(path); }
+  std::optional<std::string> canonical(const std::string& path) const override { return real_os().fs.canonical(path); }
+  mutable size_t bytes = 0;
+  mutable size_t reads = 0;
+};
+
+// The tail of a file through Fs::read_file_at, whatever its length (a module is 50-100 MB).
+TEST(NvidiaKernelModule, FileTail) {
+  char tmpl[] = "/tmp/gpuready-tail-XXXXXX";
+  const int fd = ::mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  const std::string path = tmpl;
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << std::string(3u << 20, '\x7f') << parse::kModuleSignatureMarker;
+  }
+  const Fs& fs = real_os().fs;
+  std::string err;
+  auto tail = read_file_tail(fs, path, parse::kModuleSignatureMarker.size(), &err);
+  ASSERT_TRUE(tail) << err;
+  EXPECT_EQ(*tail, parse::kModuleSignatureMarker);
+  EXPECT_EQ(read_file_tail(fs, path, 4, &err).value_or("?"), "ed~\n");
+  EXPECT_EQ(read_file_tail(fs, path, 64u << 20, &err).value_or("").size(),
+            (3u << 20) + parse::kModuleSignatureMarker.size());  // shorter than asked: the whole file
+  // Only the end is read: the marker and one byte per probe of the length (about 2*log2(3 MiB)).
+  CountingFs counting;
+  EXPECT_EQ(read_file_tail(counting, path, 28, &err).value_or("?"), parse::kModuleSignatureMarker);
+  EXPECT_LT(counting.bytes, 100u);
+  EXPECT_LT(counting.reads, 50u);
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << "\x7f"
+         "ELF unsigned";
+  }
+  EXPECT_FALSE(parse::module_signature_appended(read_file_tail(fs, path, 28, &err).value_or("")));
+  EXPECT_EQ(read_file_tail(fs, path, 28, &err).value_or("?"),
+            "\x7f"
+            "ELF unsigned");
+  ::unlink(path.c_str());
+  EXPECT_FALSE(read_file_tail(fs, path, 28, &err));
+  EXPECT_TRUE(contains(err, "No such file")) << err;
+  // Sizes around the powers of two the search halves between.
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{27}, size_t{28}, size_t{29}, size_t{4095},
+                   size_t{4096}, size_t{4097}, size_t{65537}}) {
+    std::string body;
+    for (size_t i = 0; i < n; ++i) body.push_back(static_cast<char>('a' + i % 26));
+    {
+      std::ofstream f(path, std::ios::binary | std::ios::trunc);
+      f << body;
+    }
+    EXPECT_EQ(read_file_tail(fs, path, 28, &err).value_or("?"), body.substr(n > 28 ? n - 28 : 0)) << n;
+  }
+  ::unlink(path.c_str());
+  // A fixture tree.
+  test::RootedFs tree(test::fixture("hosts/laptop"));
+  auto fixture_tail = read_file_tail(tree, "/lib/modules/6.5.0-28-generic/updates/dkms/nvidia.ko", 28, &err);
+  ASSERT_TRUE(fixture_tail) << err;
+  EXPECT_EQ(*fixture_tail, parse::kModuleSignatureMarker);
 }
 
 // ------------------------------------------------------------------ through the isolated child
@@ -583,6 +881,64 @@ TEST(CudaVisibleDevicesParse, ListsAndTheirEnds) {
   EXPECT_FALSE(uuid.entries[0].is_index);
   EXPECT_EQ(parse::cuda_visible_devices(std::string(100000, ',')).entries.size(), 0u);
   EXPECT_EQ(parse::cuda_visible_devices("99999999999").entries.size(), 0u);  // not an ordinal: too long
+}
+
+TEST(ModulesDepParse, FindsTheNvidiaModuleAndNotItsSiblings) {
+  const auto m = parse::nvidia_module_in_modules_dep(
+      "kernel/drivers/video/fbdev/nvidia/nvidiafb.ko: kernel/drivers/video/vgastate.ko\n"
+      "updates/dkms/nvidia-uvm.ko: updates/dkms/nvidia.ko\n"
+      "updates/dkms/nvidia-modeset.ko: updates/dkms/nvidia.ko\n"
+      "updates/dkms/nvidia-drm.ko: updates/dkms/nvidia-modeset.ko updates/dkms/nvidia.ko\n"
+      "updates/dkms/nvidia-peermem.ko: updates/dkms/nvidia.ko\n"
+      "updates/dkms/nvidia.ko:\n");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->path, "updates/dkms/nvidia.ko");
+  EXPECT_EQ(m->compression, "");
+  // Only the file before the colon counts: dependencies naming nvidia.ko are not the module's line.
+  EXPECT_FALSE(parse::nvidia_module_in_modules_dep("updates/dkms/nvidia-uvm.ko: updates/dkms/nvidia.ko\n"));
+  for (const char* c : {"xz", "zst", "gz"}) {
+    const auto z = parse::nvidia_module_in_modules_dep(std::string("kernel/nvidia-550/nvidia.ko.") + c + ":\n");
+    ASSERT_TRUE(z) << c;
+    EXPECT_EQ(z->compression, c);
+  }
+  // Debian's name; an absolute path as old module-init-tools wrote it; CRLF and blanks around.
+  EXPECT_EQ(parse::nvidia_module_in_modules_dep("updates/dkms/nvidia-current.ko:\n")->path,
+            "updates/dkms/nvidia-current.ko");
+  EXPECT_EQ(parse::nvidia_module_in_modules_dep("/lib/modules/2.6.32-5-686/nvidia/nvidia.ko: \r\n")->path,
+            "/lib/modules/2.6.32-5-686/nvidia/nvidia.ko");
+  EXPECT_EQ(parse::nvidia_module_in_modules_dep("  nvidia.ko  :  \n")->path, "nvidia.ko");
+}
+
+TEST(ModulesDepParse, GarbageIsNoModule) {
+  for (const std::string& t :
+       {std::string(), std::string("nvidia.ko"), std::string(":\n:\n"), std::string("updates/dkms/nvidia.ko.bz2:\n"),
+        std::string("updates/nvidia.kox:\n"), std::string("updates/dkms/nvidia.ko/:\n"), std::string("xnvidia.ko:\n"),
+        std::string(100000, '\0'), std::string(100000, ':')})
+    EXPECT_FALSE(parse::nvidia_module_in_modules_dep(t)) << t.substr(0, 40);
+}
+
+TEST(ModulesDepParse, SignatureMarkerAtTheEndOnly) {
+  EXPECT_TRUE(parse::module_signature_appended("~Module signature appended~\n"));
+  EXPECT_TRUE(parse::module_signature_appended(std::string("\x7f"
+                                                           "ELF....\x00\x00\x02") +
+                                               "~Module signature appended~\n"));
+  EXPECT_FALSE(parse::module_signature_appended("~Module signature appended~"));     // no newline
+  EXPECT_FALSE(parse::module_signature_appended("~Module signature appended~\nx"));  // not at the end
+  EXPECT_FALSE(parse::module_signature_appended("appended~\n"));
+  EXPECT_FALSE(parse::module_signature_appended(""));
+}
+
+TEST(ModulesDepParse, KernelReleasesInReadingOrder) {
+  EXPECT_TRUE(parse::kernel_release_less("6.1.0-9-amd64", "6.1.0-17-amd64"));
+  EXPECT_FALSE(parse::kernel_release_less("6.1.0-17-amd64", "6.1.0-9-amd64"));
+  EXPECT_TRUE(parse::kernel_release_less("5.15.0-105-generic", "6.5.0-28-generic"));
+  EXPECT_TRUE(parse::kernel_release_less("6.8.0-45-generic", "6.8.0-45-lowlatency"));
+  EXPECT_TRUE(parse::kernel_release_less("6.8.0", "6.8.0-45-generic"));
+  EXPECT_FALSE(parse::kernel_release_less("6.8.0-45-generic", "6.8.0-45-generic"));
+  std::vector<std::string> v = {"6.1.0-18-amd64", "6.1.0-9-amd64", "6.1.0-17-amd64", "5.10.0-28-amd64"};
+  std::sort(v.begin(), v.end(),
+            [](const std::string& a, const std::string& b) { return parse::kernel_release_less(a, b); });
+  EXPECT_EQ(v, (std::vector<std::string>{"5.10.0-28-amd64", "6.1.0-9-amd64", "6.1.0-17-amd64", "6.1.0-18-amd64"}));
 }
 
 }  // namespace

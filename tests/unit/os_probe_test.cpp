@@ -149,6 +149,66 @@ TEST(OsProbe, WindowsFamilySaysWhatIsNotReadYet) {
   EXPECT_EQ(facts(arm, nullptr, OsFamily::kWindows).arch.value_or(""), "aarch64");
 }
 
+// ------------------------------------------------------------------ Secure Boot (the SecureBoot EFI variable)
+
+TEST(OsSecureBoot, EfiVariableOnAndOff) {
+  // efivarfs: 4 attribute bytes (0x06: boot-service and runtime access), then the value.
+  EXPECT_EQ(facts(FixtureOs("hosts/laptop")).secure_boot.value_or(false), true);
+  EXPECT_EQ(facts(FixtureOs("hosts/ubuntu2404_runfile")).secure_boot.value_or(false), true);
+  const OsFacts off = facts(FixtureOs("hosts/debian12_kernel_update"));
+  EXPECT_EQ(off.secure_boot.value_or(true), false) << off.secure_boot.why();
+  // The sysfs interface of kernels before 6.0 (vars/<name>/data: the value byte alone).
+  EXPECT_EQ(facts(FixtureOs("hosts/rhel7_efi_vars")).secure_boot.value_or(false), true);
+}
+
+TEST(OsSecureBoot, LegacyBiosBootHasNoSecureBoot) {
+  // No /sys/firmware/efi beside a populated /sys/firmware: the machine booted through a BIOS.
+  const OsFacts server = facts(FixtureOs("hosts/ubuntu2404_dkms_bios"));
+  EXPECT_EQ(server.secure_boot.value_or(true), false) << server.secure_boot.why();
+  // This machine and the H200 test machine (Firecracker VMs: ACPI tables and a memory map, no UEFI), seen
+  // from their docker containers, which leave /sys/firmware visible.
+  const OsFacts here = facts(FixtureOs("hosts/debian12"));
+  EXPECT_EQ(here.secure_boot.value_or(true), false) << here.secure_boot.why();
+  const OsFacts h200 = facts(FixtureOs("hosts/h200"));
+  EXPECT_EQ(h200.container.value_or(""), "docker");
+  EXPECT_EQ(h200.secure_boot.value_or(true), false) << h200.secure_boot.why();
+}
+
+TEST(OsSecureBoot, HiddenOrUnreadableFirmwareIsUnknown) {
+  // No /sys/firmware at all (a runtime that hides it, sysfs not mounted): no efi/ says nothing about the boot.
+  const OsFacts hidden = facts(FixtureOs("hosts/fallback"));
+  EXPECT_FALSE(hidden.secure_boot.has());
+  EXPECT_NE(hidden.secure_boot.why().find("/sys/firmware is not readable"), std::string::npos)
+      << hidden.secure_boot.why();
+  EXPECT_NE(hidden.secure_boot.why().find("the boot mode is not visible"), std::string::npos)
+      << hidden.secure_boot.why();
+  const OsFacts unmounted = facts(FixtureOs("hosts/efivarfs_unmounted"));
+  EXPECT_FALSE(unmounted.secure_boot.has());
+  EXPECT_NE(unmounted.secure_boot.why().find("booted through UEFI, but /sys/firmware/efi/efivars is not readable"),
+            std::string::npos)
+      << unmounted.secure_boot.why();
+  // A variable without its value byte.
+  const OsFacts garbage = facts(FixtureOs("hosts/garbage"));
+  EXPECT_FALSE(garbage.secure_boot.has());
+  EXPECT_NE(garbage.secure_boot.why().find("holds 3 bytes, not the 5 of a one-byte EFI variable"), std::string::npos)
+      << garbage.secure_boot.why();
+  EXPECT_FALSE(facts(FixtureOs("hosts/does-not-exist")).secure_boot.has());
+}
+
+TEST(OsSecureBoot, WslAndOtherSystemsSayWhy) {
+  FixtureOs wsl("hosts/wsl2", {{"WSL_DISTRO_NAME", "Ubuntu-22.04"}});
+  const OsFacts w = facts(wsl);
+  EXPECT_FALSE(w.secure_boot.has());
+  EXPECT_NE(w.secure_boot.why().find("Windows host"), std::string::npos) << w.secure_boot.why();
+  // The laptop's efivars are not read on Windows or macOS, whatever the tree holds.
+  const OsFacts win = facts(FixtureOs("hosts/laptop"), nullptr, OsFamily::kWindows);
+  EXPECT_FALSE(win.secure_boot.has());
+  EXPECT_NE(win.secure_boot.why().find("not read on Windows yet"), std::string::npos) << win.secure_boot.why();
+  const OsFacts mac = facts(FixtureOs("hosts/laptop"), nullptr, OsFamily::kMacos);
+  EXPECT_FALSE(mac.secure_boot.has());
+  EXPECT_NE(mac.secure_boot.why().find("macOS"), std::string::npos) << mac.secure_boot.why();
+}
+
 TEST(OsProbe, RealMachineTiming) {
   // Not an assertion on time: prints what the three host collectors cost here.
   const Os& os = real_os();

@@ -101,6 +101,28 @@ typedef unsigned int nvmlDeviceArchitecture_t;
 #define nvmlClocksThrottleReasonHwPowerBrakeSlowdown 0x0000000000000080ULL
 #define nvmlClocksEventReasonDisplayClockSetting 0x0000000000000100ULL
 
+// nvmlDeviceGetTotalEccErrors: which errors, and over which period.
+typedef enum nvmlMemoryErrorType_enum {
+  NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,   // single-bit ECC errors
+  NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1  // double-bit ECC errors
+} nvmlMemoryErrorType_t;
+
+typedef enum nvmlEccCounterType_enum {
+  NVML_VOLATILE_ECC = 0,  // since the driver last loaded
+  NVML_AGGREGATE_ECC = 1  // over the board's life (kept in the InfoROM)
+} nvmlEccCounterType_t;
+
+// nvmlDeviceGetRetiredPages: the cause to count (page retirement, Kepler to Volta/Turing).
+typedef enum nvmlPageRetirementCause_enum {
+  NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0,
+  NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1
+} nvmlPageRetirementCause_t;
+
+typedef struct nvmlUtilization_st {
+  unsigned int gpu;     // % of the last sample period with a kernel running
+  unsigned int memory;  // % of the last sample period with device memory being read or written
+} nvmlUtilization_t;
+
 nvmlReturn_t nvmlInit_v2(void);
 nvmlReturn_t nvmlShutdown(void);
 const char* nvmlErrorString(nvmlReturn_t result);
@@ -118,6 +140,7 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major,
 nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t* arch);
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int* currLinkGen);
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGen);
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGenDevice);  // R525+
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* currLinkWidth);
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int* maxLinkWidth);
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode);
@@ -130,38 +153,53 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int* 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int* clock);
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int* clock);
 nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int* busWidth);
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                         nvmlEccCounterType_t counterType, unsigned long long* eccCounts);
+// pageCount in: the size of addresses (0 with addresses == nullptr asks for the count only); out: the count.
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int* pageCount,
+                                       unsigned long long* addresses);
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t* isPending);
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int* corrRows, unsigned int* uncRows,
+                                       unsigned int* isPending, unsigned int* failureOccurred);  // R450+ (Ampere)
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization);
 
 }  // extern "C"
 
 // Every entry point gpuready resolves, once (DCGM's nvml_loader pattern). An entry missing from
 // the loaded library stays nullptr: an ordinary "symbol missing (driver too old?)" for its fact.
-#define GPUREADY_NVML_SYMBOLS(X)                 \
-  X(nvmlInit_v2)                                 \
-  X(nvmlShutdown)                                \
-  X(nvmlErrorString)                             \
-  X(nvmlSystemGetDriverVersion)                  \
-  X(nvmlSystemGetCudaDriverVersion)              \
-  X(nvmlSystemGetCudaDriverVersion_v2)           \
-  X(nvmlDeviceGetCount_v2)                       \
-  X(nvmlDeviceGetHandleByIndex_v2)               \
-  X(nvmlDeviceGetName)                           \
-  X(nvmlDeviceGetUUID)                           \
-  X(nvmlDeviceGetPciInfo_v3)                     \
-  X(nvmlDeviceGetPciInfo_v2)                     \
-  X(nvmlDeviceGetMemoryInfo)                     \
-  X(nvmlDeviceGetCudaComputeCapability)          \
-  X(nvmlDeviceGetArchitecture)                   \
-  X(nvmlDeviceGetCurrPcieLinkGeneration)         \
-  X(nvmlDeviceGetMaxPcieLinkGeneration)          \
-  X(nvmlDeviceGetCurrPcieLinkWidth)              \
-  X(nvmlDeviceGetMaxPcieLinkWidth)               \
-  X(nvmlDeviceGetPersistenceMode)                \
-  X(nvmlDeviceGetEccMode)                        \
-  X(nvmlDeviceGetCurrentClocksEventReasons)      \
-  X(nvmlDeviceGetCurrentClocksThrottleReasons)   \
-  X(nvmlDeviceGetTemperature)                    \
-  X(nvmlDeviceGetPowerUsage)                     \
-  X(nvmlDeviceGetEnforcedPowerLimit)             \
-  X(nvmlDeviceGetClockInfo)                      \
-  X(nvmlDeviceGetMaxClockInfo)                   \
-  X(nvmlDeviceGetMemoryBusWidth)
+#define GPUREADY_NVML_SYMBOLS(X)               \
+  X(nvmlInit_v2)                               \
+  X(nvmlShutdown)                              \
+  X(nvmlErrorString)                           \
+  X(nvmlSystemGetDriverVersion)                \
+  X(nvmlSystemGetCudaDriverVersion)            \
+  X(nvmlSystemGetCudaDriverVersion_v2)         \
+  X(nvmlDeviceGetCount_v2)                     \
+  X(nvmlDeviceGetHandleByIndex_v2)             \
+  X(nvmlDeviceGetName)                         \
+  X(nvmlDeviceGetUUID)                         \
+  X(nvmlDeviceGetPciInfo_v3)                   \
+  X(nvmlDeviceGetPciInfo_v2)                   \
+  X(nvmlDeviceGetMemoryInfo)                   \
+  X(nvmlDeviceGetCudaComputeCapability)        \
+  X(nvmlDeviceGetArchitecture)                 \
+  X(nvmlDeviceGetCurrPcieLinkGeneration)       \
+  X(nvmlDeviceGetMaxPcieLinkGeneration)        \
+  X(nvmlDeviceGetGpuMaxPcieLinkGeneration)     \
+  X(nvmlDeviceGetCurrPcieLinkWidth)            \
+  X(nvmlDeviceGetMaxPcieLinkWidth)             \
+  X(nvmlDeviceGetPersistenceMode)              \
+  X(nvmlDeviceGetEccMode)                      \
+  X(nvmlDeviceGetCurrentClocksEventReasons)    \
+  X(nvmlDeviceGetCurrentClocksThrottleReasons) \
+  X(nvmlDeviceGetTemperature)                  \
+  X(nvmlDeviceGetPowerUsage)                   \
+  X(nvmlDeviceGetEnforcedPowerLimit)           \
+  X(nvmlDeviceGetClockInfo)                    \
+  X(nvmlDeviceGetMaxClockInfo)                 \
+  X(nvmlDeviceGetMemoryBusWidth)               \
+  X(nvmlDeviceGetTotalEccErrors)               \
+  X(nvmlDeviceGetRetiredPages)                 \
+  X(nvmlDeviceGetRetiredPagesPendingStatus)    \
+  X(nvmlDeviceGetRemappedRows)                 \
+  X(nvmlDeviceGetUtilizationRates)
