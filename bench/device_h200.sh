@@ -29,3 +29,17 @@ ctest --test-dir $B -L gpu -V 2>&1 | grep -E "RUN|OK|FAILED|SKIPPED|Passed|Faile
 tail -15 "$out/ctest-gpu.log"
 echo "== speed"
 python3 bench/probe_speed.py $exe --json "$out/probe-speed.json" 2>&1 | tee "$out/probe-speed.txt"
+echo "== doctor"
+{ $exe; echo "exit $?"; } > "$out/h200-doctor.txt" 2>&1
+$exe doctor --json > "$out/h200-doctor.json" 2>&1
+{ $exe doctor --framework tensorflow; echo "exit $?"; } > "$out/h200-doctor-tf.txt" 2>&1
+head -30 "$out/h200-doctor.txt"
+# The dependency walk on real files: a lone copy of the 141 MB cuSOLVER on LD_LIBRARY_PATH
+# (its RUNPATH $ORIGIN then holds nothing; the loader cache must supply nvJitLink and cuBLAS).
+lonely=$(mktemp -d)
+cp -L "$(ldconfig -p | awk '/libcusolver\.so\.12 .*x86-64/ {print $NF; exit}')" "$lonely/" 2>/dev/null
+LD_LIBRARY_PATH=$lonely $exe probe --json --save "$out/h200-snapshot-lonely-cusolver.json" > /dev/null 2>&1
+LD_LIBRARY_PATH=$lonely $exe doctor > "$out/h200-doctor-lonely-cusolver.txt" 2>&1
+rm -rf "$lonely"
+for i in 1 2 3 4 5; do /usr/bin/time -f %e $exe >/dev/null; done 2> "$out/h200-doctor-times.txt"
+cat "$out/h200-doctor-times.txt"

@@ -102,6 +102,11 @@ const LibraryCopy* picked_copy(const Snapshot& s, const LoaderResolution& r) {
 
 bool system_wide(const LibraryCopy& c) { return c.origin != "pip" && c.origin != "conda"; }
 
+bool full_version(const LibraryCopy& c) {
+  const auto v = c.version.has() ? Version::parse(c.version.value()) : std::nullopt;
+  return v && v->parts.size() >= 3;
+}
+
 std::string version_or(const LibraryCopy& c, const std::string& fallback) {
   return c.version.has() ? c.version.value() : fallback;
 }

@@ -37,6 +37,8 @@ const LoaderResolution* resolution_of(const Snapshot& s, const std::string& sona
 const LibraryCopy* picked_copy(const Snapshot& s, const LoaderResolution& r);
 // Copies the loader can reach for every program (not a pip wheel's or conda env's private copy).
 bool system_wide(const LibraryCopy& c);
+// The copy's version names a release (three parts or more: "12.0.4.66"), not only a major.
+bool full_version(const LibraryCopy& c);
 // "9.1.0" / "?"
 std::string version_or(const LibraryCopy& c, const std::string& fallback = "?");
 // The lines that put a folder in front of the loader's search on this OS (Linux: the ld.so.conf.d

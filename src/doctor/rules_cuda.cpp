@@ -121,7 +121,9 @@ std::vector<Finding> rule_loader_toolkit_mismatch(const Context& c) {
       continue;
     }
     const LibraryCopy* picked = picked_copy(c.s, *r);
-    if (!picked || picked->path == cp.path || version_or(*picked, "") == version_or(cp, "")) continue;
+    if (!picked || picked->path == cp.path || !full_version(*picked) || !full_version(cp) ||
+        version_or(*picked, "") == version_or(cp, ""))
+      continue;  // a copy known only by its soname's major may be the very same release
     other.push_back(fmt::format("{} -> {} {} ({}, via {}); nvcc's toolkit has {}", cp.soname, picked->library,
                                 version_or(*picked), r->path.value(), r->via, version_or(cp)));
   }

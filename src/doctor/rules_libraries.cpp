@@ -435,7 +435,7 @@ std::vector<Finding> rule_library_shadowed(const Context& c) {
     const LibraryCopy* picked = picked_copy(c.s, r);
     if (!picked || !system_wide(*picked) || !picked->version.has()) continue;
     const auto have = Version::parse(picked->version.value());
-    if (!have) continue;
+    if (!have || !full_version(*picked)) continue;  // "12" (from the soname alone) may be 12.0.4.66 itself
     const LibraryCopy* newer = nullptr;
     std::optional<Version> newer_v;
     for (const auto& cp : c.s.libraries.copies) {

@@ -496,3 +496,23 @@ TEST(Doctor, AMissingModuleForTheRunningKernelReplacesTheGenericModuleFinding) {
   EXPECT_EQ(f[0]->fix[0], "sudo apt-get install linux-headers-6.1.0-18-amd64   # the headers DKMS builds against");
   EXPECT_EQ(f[0]->fix[1], "sudo dkms autoinstall -k 6.1.0-18-amd64");
 }
+
+TEST(Doctor, ACopyKnownOnlyByItsMajorIsNotCalledOlderOrAnotherCuda) {
+  // Seen on the H200: a lone copy of the toolkit's own libcusolver.so.12 on LD_LIBRARY_PATH has
+  // no version but its soname's "12"; it may be the very same release, so no finding.
+  Snapshot s = h200();
+  s.libraries.copies.push_back(
+      copy("cusolver", "libcusolver.so.12", "/tmp/lonely/libcusolver.so.12", "12", "LD_LIBRARY_PATH"));
+  auto& r = resolution(s, "libcusolver.so.12");
+  r.path = std::string("/tmp/lonely/libcusolver.so.12");
+  r.via = "LD_LIBRARY_PATH";
+  r.canonical = "/tmp/lonely/libcusolver.so.12";
+  const Report rep = run(s);
+  EXPECT_TRUE(with_code(rep, "library.shadowed").empty()) << codes(rep);
+  EXPECT_TRUE(with_code(rep, "cuda.loader-toolkit-mismatch").empty()) << codes(rep);
+  // With its full version known to be older, both speak.
+  s.libraries.copies.back().version = std::string("11.7.5.82");
+  const Report older = run(s);
+  EXPECT_EQ(with_code(older, "library.shadowed").size(), 1u) << codes(older);
+  EXPECT_EQ(with_code(older, "cuda.loader-toolkit-mismatch").size(), 1u) << codes(older);
+}
