@@ -15,6 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)gpuready::parse::sysfs_hex(text);
   (void)gpuready::parse::sysfs_int(text);
   (void)gpuready::parse::is_pci_address(text);
+  if (const auto cpus = gpuready::parse::parse_cpu_list(std::string(text), 4095))
+    for (size_t i = 1; i < cpus->size(); ++i)
+      if ((*cpus)[i] <= (*cpus)[i - 1] || (*cpus)[i] > 4095) std::abort();  // sorted, distinct, bounded
   const std::string clean = gpuready::parse::clean_text(text, 64);
   if (clean.size() > 64) std::abort();
   (void)nlohmann::json(clean).dump();  // throws on invalid UTF-8

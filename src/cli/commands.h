@@ -38,7 +38,12 @@ void setup_doctor(CLI::App& app, int* exit_code);
 void setup_plan(CLI::App& app, int* exit_code);
 // Registers `explain` (exit 0: recognised, 1: not recognised, 2: unreadable input).
 void setup_explain(CLI::App& app, int* exit_code);
+// Registers `verify` (exit 0: every check that ran passed or warned, 1: a check failed or none could run, 2: bad
+// flags).
+void setup_verify(CLI::App& app, int* exit_code);
 // Registers the hidden `__probe-driver` used to talk to the driver in an isolated child.
 void setup_probe_driver(CLI::App& app, int* exit_code);
+// Registers the hidden `__verify-copy`: copy bandwidth measured in an isolated child (verify/copy.h).
+void setup_verify_copy(CLI::App& app, int* exit_code);
 
 }  // namespace gpuready::cli

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuready::parse {
 
@@ -18,5 +20,9 @@ std::optional<int> sysfs_int(std::string_view text);
 // A PCI device name as /sys/bus/pci/devices lists it: domain (4+ hex digits; Intel VMD
 // and Hyper-V use longer or random domains) ":" bus(2) ":" device(2) "." function(1).
 bool is_pci_address(std::string_view name);
+
+// "0-7,16-23" (a sysfs cpulist, e.g. /sys/devices/system/node/node0/cpulist) -> 0..7, 16..23,
+// sorted and distinct; nullopt when malformed or when it names a CPU above max_cpu.
+std::optional<std::vector<int>> parse_cpu_list(const std::string& text, int max_cpu = 4095);
 
 }  // namespace gpuready::parse

@@ -11,6 +11,19 @@ struct ConsoleStyle {
   bool color = false;  // ANSI colours (only on a terminal)
 };
 
+// ANSI colour, only when the style asks for it: paint(kRed, "NOT READY").
+struct Paint {
+  bool on = false;
+  std::string operator()(const char* code, const std::string& s) const {
+    return on ? "\x1b[" + std::string(code) + "m" + s + "\x1b[0m" : s;
+  }
+};
+inline constexpr const char* kRed = "1;31";
+inline constexpr const char* kGreen = "1;32";
+inline constexpr const char* kYellow = "1;33";
+inline constexpr const char* kCyan = "36";
+inline constexpr const char* kBold = "1";
+
 std::string render_snapshot_console(const Snapshot& s, const ConsoleStyle& style = {});
 
 }  // namespace gpuready

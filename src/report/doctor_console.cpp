@@ -7,18 +7,6 @@
 namespace gpuready {
 namespace {
 
-// ANSI colour codes, only when the style asks for them.
-struct Paint {
-  bool on;
-  std::string operator()(const char* code, const std::string& s) const {
-    return on ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
-  }
-};
-constexpr const char* kRed = "1;31";
-constexpr const char* kGreen = "1;32";
-constexpr const char* kYellow = "1;33";
-constexpr const char* kCyan = "36";
-constexpr const char* kBold = "1";
 
 void finding(std::string& o, int n, const doctor::Finding& f, const Paint& paint) {
   const char* colour = f.severity == doctor::Severity::error  ? kRed

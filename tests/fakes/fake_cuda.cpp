@@ -3,8 +3,18 @@
 // Like the real driver it orders devices its own way ("cuda_rank", fastest first) and honours
 // CUDA_VISIBLE_DEVICES. Built twice: current (cuGetProcAddress_v2, CUDA 12+) and FAKE_DRIVER_R470
 // (CUDA 11.4: only the 4-argument cuGetProcAddress of 11.3-11.8).
+// The copy entry points (`gpuready __verify-copy`) run on host memory: cuMemAlloc is malloc, every
+// copy is a synchronous memcpy, events read the steady clock, the spin kernel does nothing. Scenario
+// keys for them: "cu_module_load" (the code cuModuleLoadData answers), "cu_mem_alloc_limit_bytes"
+// (device memory per GPU before CUDA_ERROR_OUT_OF_MEMORY), "cu_peer_access" (every pair can access
+// the other), and per GPU "host_numa_id" (CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID; absent: an older driver's
+// CUDA_ERROR_INVALID_VALUE).
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -19,6 +29,11 @@ struct State {
   fake::json cfg = fake::json::object();
   bool initialised = false;
   std::vector<fake::json> visible;  // CUDA ordinal -> GPU, after ordering and CUDA_VISIBLE_DEVICES
+  // The copy entry points: contexts are the ordinals' addresses in `contexts`; device memory is malloc'ed.
+  int contexts[64] = {};
+  int current = -1;                                              // ordinal of the current context, -1 none
+  std::map<std::uintptr_t, std::pair<int, size_t>> allocations;  // pointer -> (ordinal, bytes)
+  std::map<int, size_t> allocated;                               // ordinal -> bytes in use
 };
 
 State& state() {
@@ -35,11 +50,21 @@ struct Named {
 constexpr Named kResults[] = {
     {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
     {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
     {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
     {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
     {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
     {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+     "the provided PTX was compiled with an unsupported toolchain."},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+     "peer access is already enabled"},
+    {CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
+     "peer access is not supported between these two devices"},
     {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
      "system has unsupported display driver / cuda driver combination"},
     {CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
@@ -203,9 +228,254 @@ CUresult GPUREADY_CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attri
     case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *pi = static_cast<int>(fake::get_int(*g, "memory_bus_width", 0)); break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = major; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = minor; break;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+      *pi = static_cast<int>(fake::get_int(*g, "sm_clock_max_mhz", 0) * 1000);
+      break;
+    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID:
+      if (!fake::has_number(*g, "host_numa_id")) return CUDA_ERROR_INVALID_VALUE;
+      *pi = static_cast<int>(fake::get_int(*g, "host_numa_id", -1));
+      break;
     default: return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
+}
+
+// ---------------------------------------------------------------- copies (host memory)
+
+namespace {
+
+int ordinal_of(CUcontext ctx) {
+  State& s = state();
+  for (size_t i = 0; i < s.visible.size() && i < 64; ++i)
+    if (ctx == reinterpret_cast<CUcontext>(&s.contexts[i])) return static_cast<int>(i);
+  return -1;
+}
+
+void* host_of(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }
+
+// A device pointer this fake handed out (the whole range inside one allocation).
+bool is_device_range(CUdeviceptr p, size_t n) {
+  State& s = state();
+  auto it = s.allocations.upper_bound(static_cast<std::uintptr_t>(p));
+  if (it == s.allocations.begin()) return false;
+  --it;
+  return static_cast<std::uintptr_t>(p) >= it->first &&
+         static_cast<std::uintptr_t>(p) + n <= it->first + it->second.second;
+}
+
+struct FakeEvent {
+  std::chrono::steady_clock::time_point at{};
+  bool recorded = false;
+};
+
+}  // namespace
+
+CUresult GPUREADY_CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) {
+  const fake::json* g = device(dev);
+  if (!g) return state().initialised ? CUDA_ERROR_INVALID_DEVICE : CUDA_ERROR_NOT_INITIALIZED;
+  if (!pciBusId || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  unsigned domain = 0, bus = 0, devno = 0;
+  fake::parse_bus_id(fake::get_string(*g, "pci_bus_id"), &domain, &bus, &devno);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.0", domain, bus, devno);
+  fake::copy_string(buf, pciBusId, static_cast<unsigned>(len));
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev) {
+  if (!canAccessPeer) return CUDA_ERROR_INVALID_VALUE;
+  if (!device(dev) || !device(peerDev))
+    return state().initialised ? CUDA_ERROR_INVALID_DEVICE : CUDA_ERROR_NOT_INITIALIZED;
+  *canAccessPeer = dev != peerDev && fake::get_bool(state().cfg, "cu_peer_access", false) ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+  if (!device(dev)) return state().initialised ? CUDA_ERROR_INVALID_DEVICE : CUDA_ERROR_NOT_INITIALIZED;
+  *pctx = reinterpret_cast<CUcontext>(&state().contexts[dev]);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+  return device(dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult GPUREADY_CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  const int ord = ctx ? ordinal_of(ctx) : -1;
+  if (ctx && ord < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  state().current = ord;
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuCtxSynchronize(void) {
+  return state().current >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+CUresult GPUREADY_CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+  State& s = state();
+  const int peer = ordinal_of(peerContext);
+  if (Flags != 0 || peer < 0 || s.current < 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!fake::get_bool(s.cfg, "cu_peer_access", false) || peer == s.current) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
+  State& s = state();
+  if (!dptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (s.current < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  const long long limit = fake::get_int(s.cfg, "cu_mem_alloc_limit_bytes", -1);
+  if (limit >= 0 && s.allocated[s.current] + bytesize > static_cast<unsigned long long>(limit))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  void* p = std::malloc(bytesize);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  s.allocations[reinterpret_cast<std::uintptr_t>(p)] = {s.current, bytesize};
+  s.allocated[s.current] += bytesize;
+  *dptr = static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemFree_v2(CUdeviceptr dptr) {
+  State& s = state();
+  auto it = s.allocations.find(static_cast<std::uintptr_t>(dptr));
+  if (it == s.allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  s.allocated[it->second.first] -= it->second.second;
+  std::free(host_of(dptr));
+  s.allocations.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
+  (void)Flags;
+  if (!pp || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (state().current < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  *pp = std::malloc(bytesize);
+  return *pp ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemFreeHost(void* p) {
+  std::free(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
+  if (!is_device_range(dstDevice, N)) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(host_of(dstDevice), uc, N);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
+                                               CUstream hStream) {
+  (void)hStream;
+  if (!srcHost || !is_device_range(dstDevice, ByteCount)) return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(host_of(dstDevice), srcHost, ByteCount);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemcpyDtoHAsync_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                               CUstream hStream) {
+  (void)hStream;
+  if (!dstHost || !is_device_range(srcDevice, ByteCount)) return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(dstHost, host_of(srcDevice), ByteCount);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                               CUstream hStream) {
+  (void)hStream;
+  if (!is_device_range(dstDevice, ByteCount) || !is_device_range(srcDevice, ByteCount)) return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(host_of(dstDevice), host_of(srcDevice), ByteCount);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                                            CUcontext srcContext, size_t ByteCount, CUstream hStream) {
+  if (ordinal_of(dstContext) < 0 || ordinal_of(srcContext) < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  return cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+}
+
+CUresult GPUREADY_CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags) {
+  (void)Flags;
+  if (!phStream) return CUDA_ERROR_INVALID_VALUE;
+  if (state().current < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  *phStream = reinterpret_cast<CUstream>(new int(0));
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuStreamDestroy_v2(CUstream hStream) {
+  delete reinterpret_cast<int*>(hStream);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuStreamSynchronize(CUstream hStream) {
+  (void)hStream;
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
+  (void)Flags;
+  if (!phEvent) return CUDA_ERROR_INVALID_VALUE;
+  *phEvent = reinterpret_cast<CUevent>(new FakeEvent());
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) {
+  (void)hStream;
+  if (!hEvent) return CUDA_ERROR_INVALID_HANDLE;
+  auto* e = reinterpret_cast<FakeEvent*>(hEvent);
+  e->at = std::chrono::steady_clock::now();
+  e->recorded = true;
+  return CUDA_SUCCESS;
+}
+
+// Every operation already ran when it was queued: an event is complete as soon as it is recorded.
+CUresult GPUREADY_CUDAAPI cuEventQuery(CUevent hEvent) { return hEvent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+
+CUresult GPUREADY_CUDAAPI cuEventSynchronize(CUevent hEvent) {
+  return hEvent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult GPUREADY_CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  if (!pMilliseconds || !hStart || !hEnd) return CUDA_ERROR_INVALID_VALUE;
+  const auto* a = reinterpret_cast<FakeEvent*>(hStart);
+  const auto* b = reinterpret_cast<FakeEvent*>(hEnd);
+  if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
+  *pMilliseconds = std::chrono::duration<float, std::milli>(b->at - a->at).count();
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuEventDestroy_v2(CUevent hEvent) {
+  delete reinterpret_cast<FakeEvent*>(hEvent);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
+  if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+  const CUresult rc = code_of(state().cfg, "cu_module_load");
+  if (rc != CUDA_SUCCESS) return rc;
+  if (!std::strstr(static_cast<const char*>(image), ".entry")) return CUDA_ERROR_INVALID_PTX;
+  *module = reinterpret_cast<CUmodule>(new int(0));
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+  if (!hfunc || !hmod || !name) return CUDA_ERROR_INVALID_VALUE;
+  *hfunc = reinterpret_cast<CUfunction>(hmod);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuModuleUnload(CUmodule hmod) {
+  delete reinterpret_cast<int*>(hmod);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                         void** kernelParams, void** extra) {
+  (void)gridDimX, (void)gridDimY, (void)gridDimZ, (void)blockDimX, (void)blockDimY, (void)blockDimZ;
+  (void)sharedMemBytes, (void)hStream, (void)extra;
+  return f && kernelParams ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 namespace {
@@ -227,6 +497,35 @@ void* lookup(const char* symbol) {
       {"cuDeviceGetName", reinterpret_cast<void*>(&cuDeviceGetName)},
       {"cuDeviceTotalMem", reinterpret_cast<void*>(&cuDeviceTotalMem_v2)},
       {"cuDeviceGetAttribute", reinterpret_cast<void*>(&cuDeviceGetAttribute)},
+      {"cuDeviceGetPCIBusId", reinterpret_cast<void*>(&cuDeviceGetPCIBusId)},
+      {"cuDeviceCanAccessPeer", reinterpret_cast<void*>(&cuDeviceCanAccessPeer)},
+      {"cuDevicePrimaryCtxRetain", reinterpret_cast<void*>(&cuDevicePrimaryCtxRetain)},
+      {"cuDevicePrimaryCtxRelease", reinterpret_cast<void*>(&cuDevicePrimaryCtxRelease_v2)},
+      {"cuCtxSetCurrent", reinterpret_cast<void*>(&cuCtxSetCurrent)},
+      {"cuCtxSynchronize", reinterpret_cast<void*>(&cuCtxSynchronize)},
+      {"cuCtxEnablePeerAccess", reinterpret_cast<void*>(&cuCtxEnablePeerAccess)},
+      {"cuMemAlloc", reinterpret_cast<void*>(&cuMemAlloc_v2)},
+      {"cuMemFree", reinterpret_cast<void*>(&cuMemFree_v2)},
+      {"cuMemHostAlloc", reinterpret_cast<void*>(&cuMemHostAlloc)},
+      {"cuMemFreeHost", reinterpret_cast<void*>(&cuMemFreeHost)},
+      {"cuMemsetD8", reinterpret_cast<void*>(&cuMemsetD8_v2)},
+      {"cuMemcpyHtoDAsync", reinterpret_cast<void*>(&cuMemcpyHtoDAsync_v2)},
+      {"cuMemcpyDtoHAsync", reinterpret_cast<void*>(&cuMemcpyDtoHAsync_v2)},
+      {"cuMemcpyDtoDAsync", reinterpret_cast<void*>(&cuMemcpyDtoDAsync_v2)},
+      {"cuMemcpyPeerAsync", reinterpret_cast<void*>(&cuMemcpyPeerAsync)},
+      {"cuStreamCreate", reinterpret_cast<void*>(&cuStreamCreate)},
+      {"cuStreamDestroy", reinterpret_cast<void*>(&cuStreamDestroy_v2)},
+      {"cuStreamSynchronize", reinterpret_cast<void*>(&cuStreamSynchronize)},
+      {"cuEventCreate", reinterpret_cast<void*>(&cuEventCreate)},
+      {"cuEventRecord", reinterpret_cast<void*>(&cuEventRecord)},
+      {"cuEventQuery", reinterpret_cast<void*>(&cuEventQuery)},
+      {"cuEventSynchronize", reinterpret_cast<void*>(&cuEventSynchronize)},
+      {"cuEventElapsedTime", reinterpret_cast<void*>(&cuEventElapsedTime)},
+      {"cuEventDestroy", reinterpret_cast<void*>(&cuEventDestroy_v2)},
+      {"cuModuleLoadData", reinterpret_cast<void*>(&cuModuleLoadData)},
+      {"cuModuleGetFunction", reinterpret_cast<void*>(&cuModuleGetFunction)},
+      {"cuModuleUnload", reinterpret_cast<void*>(&cuModuleUnload)},
+      {"cuLaunchKernel", reinterpret_cast<void*>(&cuLaunchKernel)},
   };
   if (!symbol) return nullptr;
   for (const auto& e : table)

@@ -26,8 +26,11 @@ struct Library {
   Api api;
 };
 
-// The CUDA version whose ABI the table's signatures follow (cuda_api.h is from CUDA 13.0, but
-// none of these entry points changed since 11.3; asking for 12000 keeps _v2 ABIs on 12+ drivers).
+// The CUDA version whose ABI the table's signatures follow (cuda_api.h is from CUDA 13.0). Asking
+// for 12000 gives the _v2 ABIs where one exists since CUDA 3.2-11 (cuMemAlloc, cuMemcpy*Async,
+// cuMemsetD8, cuStreamDestroy, cuEventDestroy, cuDevicePrimaryCtxRelease, cuDeviceTotalMem) and
+// the base ones of the later changes: cuEventElapsedTime (_v2 since 12.8) and cuCtxSynchronize
+// (_v2 since 13.0), whose base signatures cuda_api.h declares.
 inline constexpr int kRequestedCudaVersion = 12000;
 inline constexpr int kRequestedCudaVersionV1 = 11030;  // the oldest driver with cuGetProcAddress
 

@@ -1,0 +1,141 @@
+// `gpuready verify`: measure what the GPU stack does and judge it against what this hardware
+// should reach. Copies run in the hidden child `gpuready __verify-copy` (copy.h) with a timeout;
+// this process probes the machine (for the link and memory limits), judges and reports.
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "probe/nvidia_driver.h"
+#include "report/verify_console.h"
+#include "verify/verify.h"
+
+namespace gpuready::cli {
+namespace {
+
+struct VerifyCmdOptions {
+  bool json = false;
+  bool quick = false;
+  std::vector<std::string> tests;  // -t KEY
+  double size_mib = 0;             // 0: the mode's default
+  int samples = 0;
+  double timeout_s = 120;
+  bool plant_corruption = false;   // hidden: the forced failure the checker must catch
+};
+
+// "copy.h2d_pinned" -> "h2d_pinned"; an unknown key is a usage error.
+bool copy_key_of(const std::string& t, std::string* key) {
+  if (t.rfind("copy.", 0) != 0) return false;
+  *key = t.substr(5);
+  for (const auto& k : verify::copy_keys())
+    if (k == *key) return true;
+  return key->rfind("p2p_", 0) == 0;
+}
+
+// The driver step a child announced last before it stopped ("cuMemHostAlloc"), or "".
+std::string last_step(const std::string& err) {
+  std::string last;
+  const std::string prefix = kDriverStepPrefix;
+  for (size_t pos = err.find(prefix); pos != std::string::npos; pos = err.find(prefix, pos + 1)) {
+    const size_t end = err.find('\n', pos);
+    last = err.substr(pos + prefix.size(), end == std::string::npos ? std::string::npos : end - pos - prefix.size());
+  }
+  return last;
+}
+
+std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, const std::vector<std::string>& only,
+                                      const Snapshot& snap) {
+  const auto self = os.proc.self_path();
+  if (!self) return {verify::skipped("copy", "cannot find the gpuready executable to run the copies in a child")};
+  std::vector<std::string> argv = {*self, "__verify-copy"};
+  const double mib = o.size_mib > 0 ? o.size_mib : (o.quick ? 64 : 256);
+  argv.insert(argv.end(), {"--bytes", std::to_string(static_cast<std::uint64_t>(mib * (1 << 20)))});
+  argv.insert(argv.end(), {"--samples", std::to_string(o.samples > 0 ? o.samples : (o.quick ? 3 : 7))});
+  if (o.quick) argv.insert(argv.end(), {"--copies", "4"});
+  for (const auto& k : only) argv.insert(argv.end(), {"--only", k});
+  if (o.plant_corruption) argv.push_back("--plant-corruption");
+  ProcOptions po;
+  po.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+  po.max_output = 4u << 20;
+  const ProcResult r = os.proc.run(argv, po);
+  const std::string where = last_step(r.err);
+  if (!r.started) return {verify::skipped("copy", "could not start the copy child: " + r.error)};
+  if (r.timed_out)
+    return {{"copy", verify::Status::fail, {}, "", {}, {}, fmt::format("the copies did not finish in {:.0f} s{}",
+                                                                        o.timeout_s, where.empty() ? "" : " (in " + where + ")"),
+             "", {}}};
+  verify::CopyReport report;
+  try {
+    report = nlohmann::json::parse(r.out.substr(0, r.out.find('\n'))).get<verify::CopyReport>();
+  } catch (const std::exception& e) {
+    return {{"copy", verify::Status::fail, {}, "", {}, {},
+             fmt::format("the copy child ended without a report ({}{}){}", r.error.empty() ? "exit " + std::to_string(r.exit_code) : r.error,
+                         where.empty() ? "" : ", in " + where, r.err.empty() ? "" : ": " + r.err.substr(0, 300)),
+             "", {}}};
+  }
+  if (report.results.empty()) {
+    // The driver could not be reached: every copy check is skipped with the step that failed.
+    std::string why = "no copy ran";
+    for (const auto& st : report.steps)
+      if (!st.ok) {
+        why = st.name + ": " + (st.code.empty() ? "" : st.code + ": ") + st.message;
+        break;
+      }
+    if (snap.nvidia.gpus.empty() && snap.nvidia.driver_version.has() == false)
+      why += " (the probe found no working NVIDIA driver: gpuready doctor says why)";
+    return {verify::skipped("copy", why)};
+  }
+  return verify::judge_copies(report, snap);
+}
+
+int run_verify_cmd(const VerifyCmdOptions& o) {
+  std::vector<std::string> only;
+  for (const auto& t : o.tests) {
+    std::string key;
+    if (!copy_key_of(t, &key)) {
+      std::string valid;
+      for (const auto& k : verify::copy_keys()) valid += " copy." + k;
+      std::fprintf(stderr, "gpuready verify: unknown check '%s'; the checks are:%s\n", t.c_str(), valid.c_str());
+      return kExitUsage;
+    }
+    only.push_back(key);
+  }
+  const Os& os = real_os();
+  const Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
+  std::vector<verify::Check> checks = run_copies(os, o, only, snap);
+  if (o.json) {
+    const std::string text = verify::verify_to_json(checks).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    ConsoleStyle style;
+    style.color = stdout_wants_color();
+    std::fputs(render_verify_console(checks, snap, style).c_str(), stdout);
+  }
+  bool failed = false, ran = false;
+  for (const auto& c : checks) {
+    failed |= c.status == verify::Status::fail;
+    ran |= c.status == verify::Status::pass || c.status == verify::Status::warn;
+  }
+  return failed || !ran ? kExitProblems : kExitOk;
+}
+
+}  // namespace
+
+void setup_verify(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<VerifyCmdOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "verify", "Measure the GPU stack (copies over the PCIe link and in GPU memory, checked for correctness) and judge "
+                "each number against what this hardware should reach");
+  sub->add_flag("--json", o->json, "Print the checks as JSON (schema gpuready.verify/1)");
+  sub->add_flag("--quick", o->quick, "Smaller buffers and fewer samples (a few seconds)");
+  sub->add_option("-t,--test", o->tests, "Run only this check (repeatable), e.g. copy.h2d_pinned")->type_name("KEY");
+  sub->add_option("--size", o->size_mib, "MiB per copy (default 256; --quick 64)")->check(CLI::Range(1.0, 65536.0));
+  sub->add_option("--samples", o->samples, "Timed samples per check; the median is reported")->check(CLI::Range(1, 1000));
+  sub->add_option("--timeout", o->timeout_s, "Seconds the measurements may take before they are stopped")
+      ->check(CLI::Range(1.0, 3600.0));
+  sub->add_flag("--plant-corruption", o->plant_corruption)->group("");  // hidden: tests the data check
+  sub->callback([o, exit_code] { *exit_code = run_verify_cmd(*o); });
+}
+
+}  // namespace gpuready::cli

@@ -1,0 +1,41 @@
+// Console reporter for verify: what was measured, against what, and the verdict of each.
+#include "report/verify_console.h"
+
+#include <fmt/format.h>
+
+namespace gpuready {
+
+std::string render_verify_console(const std::vector<verify::Check>& checks, const Snapshot& s,
+                                  const ConsoleStyle& style) {
+  const Paint paint{style.color};
+  std::string o;
+  std::string gpu = "no NVIDIA GPU";
+  if (!s.nvidia.gpus.empty() && s.nvidia.gpus.front().name.has()) gpu = s.nvidia.gpus.front().name.value();
+  o += fmt::format("gpuready verify: {}{}\n\n", gpu,
+                   s.nvidia.driver_version.has() ? " · driver " + s.nvidia.driver_version.value() : std::string());
+  int fails = 0, warns = 0, passes = 0, skips = 0;
+  for (const auto& c : checks) {
+    const char* colour = c.status == verify::Status::pass   ? kGreen
+                         : c.status == verify::Status::warn ? kYellow
+                         : c.status == verify::Status::fail ? kRed
+                                                            : kCyan;
+    fails += c.status == verify::Status::fail;
+    warns += c.status == verify::Status::warn;
+    passes += c.status == verify::Status::pass;
+    skips += c.status == verify::Status::skip;
+    std::string number;
+    if (c.value) number = fmt::format("{:>9.1f} {}", *c.value, c.unit);
+    if (c.value && c.limit && c.ratio) number += fmt::format("  ({:.2f} of {:.1f})", *c.ratio, *c.limit);
+    o += fmt::format("  {} {:<24} {}\n", paint(colour, fmt::format("{:<4}", verify::status_name(c.status))), c.key,
+                     number);
+    if (c.status != verify::Status::pass && !c.detail.empty()) o += "       " + c.detail + "\n";
+  }
+  o += fmt::format("\n{} passed, {} warned, {} failed, {} skipped\n", passes, warns, fails, skips);
+  std::string methods;
+  for (const auto& c : checks)
+    if (!c.method.empty() && methods.find(c.method) == std::string::npos) methods += "  " + c.method + "\n";
+  if (!methods.empty()) o += "\nhow: \n" + methods;
+  return o;
+}
+
+}  // namespace gpuready

@@ -1,0 +1,170 @@
+// verify without a GPU: the statistics, the limits (PCIe link rate, memory bandwidth), the
+// judging of copy results against the H200 machine's real snapshot (fake results with the
+// numbers nvbandwidth and PyTorch measured there), the report's JSON, and `gpuready verify`'s
+// behaviour where no GPU can be reached.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "platform/os.h"
+#include "verify/verify.h"
+
+using namespace gpuready;
+using namespace gpuready::verify;
+
+namespace {
+
+Snapshot h200() {
+  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/h200.json");
+  return snapshot_from_json(nlohmann::json::parse(f));
+}
+
+// A result whose samples give `gbps` (5 samples around it).
+CopyResult result(const std::string& key, double gbps, double factor = 1) {
+  CopyResult r;
+  r.key = key;
+  r.bytes = 256ull << 20;
+  r.copies_per_sample = 8;
+  r.bytes_factor = factor;
+  const double moved = static_cast<double>(r.bytes) * r.copies_per_sample * factor;
+  for (double k : {0.98, 1.0, 1.01, 0.99, 1.02}) r.seconds.push_back(moved / (gbps * k * 1e9));
+  r.verified = true;
+  r.method = "test";
+  return r;
+}
+
+CopyReport report(std::vector<CopyResult> results) {
+  CopyReport r;
+  r.device_count = 1;
+  r.pci_bus_id = "0000:18:00.0";
+  r.results = std::move(results);
+  return r;
+}
+
+const Check& only(const std::vector<Check>& v) {
+  EXPECT_EQ(v.size(), 1u);
+  return v.front();
+}
+
+}  // namespace
+
+TEST(VerifyStats, MedianOfOddEvenAndNone) {
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_FALSE(median({}));
+}
+
+TEST(VerifyLimits, PcieRatePerDirectionAfterLineCoding) {
+  EXPECT_NEAR(*pcie_gbps(5, 16), 63.0, 0.01);  // the H200 machine's Gen5 x16
+  EXPECT_NEAR(*pcie_gbps(3, 16), 15.76, 0.01);
+  EXPECT_NEAR(*pcie_gbps(4, 8), 15.75, 0.01);
+  EXPECT_FALSE(pcie_gbps(0, 16));
+  EXPECT_FALSE(pcie_gbps(7, 16));
+  EXPECT_FALSE(pcie_gbps(5, 0));
+}
+
+TEST(VerifyLimits, MemoryBandwidthFromNvmlClockAndBusWidth) {
+  const Snapshot s = h200();
+  // 3201 MHz x 2 x 6016 bits / 8 = 4814 GB/s: the datasheet's 4.8 TB/s.
+  EXPECT_NEAR(*memory_gbps(s.nvidia.gpus[0]), 4814.4, 0.5);
+  NvidiaGpu g;
+  EXPECT_FALSE(memory_gbps(g));
+}
+
+TEST(VerifyJudge, PinnedCopiesAreJudgedAgainstTheLink) {
+  const Snapshot s = h200();
+  // nvbandwidth's 55.4 GB/s on this machine: 0.88 of Gen5 x16.
+  const Check good = only(judge_copies(report({result("h2d_pinned", 55.4)}), s));
+  EXPECT_EQ(good.key, "copy.h2d_pinned");
+  EXPECT_EQ(good.status, Status::pass);
+  EXPECT_NEAR(*good.value, 55.4, 0.01);
+  EXPECT_NEAR(*good.limit, 63.0, 0.01);
+  EXPECT_NEAR(*good.ratio, 0.879, 0.005);
+  EXPECT_EQ(good.samples.size(), 5u);
+  EXPECT_EQ(only(judge_copies(report({result("d2h_pinned", 40)}), s)).status, Status::warn);  // 0.63
+  const Check slow = only(judge_copies(report({result("h2d_pinned", 20)}), s));           // 0.32
+  EXPECT_EQ(slow.status, Status::fail);
+  EXPECT_NE(slow.detail.find("PCIe Gen5 x16: 63.0 GB/s each way"), std::string::npos) << slow.detail;
+}
+
+TEST(VerifyJudge, DeviceCopiesAreJudgedAgainstTheMemory) {
+  // PyTorch's 4.28 TB/s counting read + write: 0.89 of the HBM.
+  const Check c = only(judge_copies(report({result("d2d", 4280, 2)}), h200()));
+  EXPECT_EQ(c.status, Status::pass);
+  EXPECT_NEAR(*c.value, 4280, 1);
+  EXPECT_NEAR(*c.ratio, 0.889, 0.005);
+}
+
+TEST(VerifyJudge, CorruptedDataFailsWhateverTheSpeed) {
+  CopyResult r = result("h2d_pinned", 55.4);
+  r.verified = false;
+  r.verify_detail = "offset 4096: expected 0x5a, got 0xa5";
+  const Check c = only(judge_copies(report({r}), h200()));
+  EXPECT_EQ(c.status, Status::fail);
+  EXPECT_NE(c.detail.find("offset 4096"), std::string::npos) << c.detail;
+}
+
+TEST(VerifyJudge, ALinkThatRanBelowItsMaxDuringTheCopyWarns) {
+  CopyResult r = result("h2d_pinned", 55.4);
+  r.link_gen = {4};
+  const Check c = only(judge_copies(report({r}), h200()));
+  EXPECT_EQ(c.status, Status::warn);
+  EXPECT_NE(c.detail.find("ran at Gen4 during the copy, not Gen5"), std::string::npos) << c.detail;
+  r.link_gen = {1, 5};  // dropped at idle, trained up for the copy
+  EXPECT_EQ(only(judge_copies(report({r}), h200())).status, Status::pass);
+}
+
+TEST(VerifyJudge, PageableIsReportedNotJudgedAndErrorsFail) {
+  const Check p = only(judge_copies(report({result("h2d_pageable", 8.9)}), h200()));
+  EXPECT_EQ(p.status, Status::pass);
+  EXPECT_NE(p.detail.find("staging"), std::string::npos);
+  CopyResult e = result("d2h_pinned", 0);
+  e.seconds.clear();
+  e.error = "cuMemHostAlloc: CUDA_ERROR_OUT_OF_MEMORY";
+  const Check f = only(judge_copies(report({e}), h200()));
+  EXPECT_EQ(f.status, Status::fail);
+  EXPECT_EQ(f.detail, "cuMemHostAlloc: CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+TEST(VerifyJudge, AGpuTheSnapshotDoesNotKnowHasNoLimit) {
+  const Check c = only(judge_copies(report({result("h2d_pinned", 12)}), Snapshot{}));
+  EXPECT_EQ(c.status, Status::pass);
+  EXPECT_FALSE(c.limit);
+  EXPECT_NE(c.detail.find("no limit known"), std::string::npos);
+}
+
+TEST(VerifyJson, Contract) {
+  auto checks = judge_copies(report({result("h2d_pinned", 55.4)}), h200());
+  checks.push_back(skipped("copy.p2p", "one GPU"));
+  const auto j = verify_to_json(checks);
+  EXPECT_EQ(j.at("schema"), "gpuready.verify/1");
+  ASSERT_EQ(j.at("checks").size(), 2u);
+  for (const auto& c : j.at("checks"))
+    for (const char* k : {"key", "status", "value", "unit", "limit", "ratio", "detail"}) EXPECT_TRUE(c.contains(k)) << k;
+  EXPECT_EQ(j["checks"][0]["status"], "pass");
+  EXPECT_TRUE(j["checks"][1]["value"].is_null());
+  EXPECT_EQ(j["checks"][1]["status"], "skip");
+}
+
+TEST(VerifyCli, UnknownCheckIsAUsageError) {
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(60);
+  const auto r = real_os().proc.run({GPUREADY_EXE, "verify", "-t", "copy.nonsense"}, o);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("copy.h2d_pinned"), std::string::npos) << r.err;
+}
+
+TEST(VerifyCli, WithoutAReachableDriverEveryCheckIsSkippedWithTheReason) {
+  // CI's machines have no driver; on a GPU machine this test has nothing to check.
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(120);
+  const auto r = real_os().proc.run({GPUREADY_EXE, "verify", "--json", "--quick"}, o);
+  if (r.exit_code == 0) GTEST_SKIP() << "a GPU answered: this test is for machines without one";
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j.at("checks").empty());
+  for (const auto& c : j.at("checks")) {
+    EXPECT_EQ(c.at("status"), "skip") << c.dump();
+    EXPECT_FALSE(c.at("detail").get<std::string>().empty());
+  }
+}
