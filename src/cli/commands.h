@@ -23,6 +23,8 @@ ProbeOptions isolated_probe_options(const Os& os, double timeout_s);
 // A snapshot saved by `gpuready probe --save`; nullopt with *error ("cannot read F",
 // "F is not a gpuready snapshot: ...").
 std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string* error);
+// Writes a snapshot as `gpuready probe --save` does; false with *error ("cannot write the snapshot to F").
+bool save_snapshot_file(const std::string& path, const Snapshot& s, std::string* error);
 // A --framework value as the plan and doctor name frameworks ("torch" -> "pytorch", "tf" -> "tensorflow").
 std::string framework_flag(const std::string& value);
 // The --framework values accepted (the names and their aliases).

@@ -30,6 +30,18 @@ std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string*
   }
 }
 
+bool save_snapshot_file(const std::string& path, const Snapshot& s, std::string* error) {
+  // Invalid UTF-8 from a file name or a vendor string must not abort the report: replace it.
+  const std::string text = snapshot_to_json(s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f) {
+    if (error) *error = "cannot write the snapshot to " + path;
+    return false;
+  }
+  return true;
+}
+
 std::string framework_flag(const std::string& value) {
   if (value == "torch") return "pytorch";
   if (value == "tf") return "tensorflow";

@@ -1,7 +1,6 @@
 // `gpuready probe`: collect the Snapshot of this machine and print it (console or
 // --json), optionally saving it with --save.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "cli/commands.h"
@@ -32,13 +31,10 @@ int run_probe_cmd(const ProbeCmdOptions& o) {
   const nlohmann::json j = snapshot_to_json(snap);
   // Invalid UTF-8 from a file name or a vendor string must not abort the report: replace it.
   const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  if (!o.save.empty()) {
-    std::ofstream f(o.save, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f) {
-      std::fprintf(stderr, "gpuready: cannot write the snapshot to %s\n", o.save.c_str());
-      return kExitUsage;
-    }
+  std::string err;
+  if (!o.save.empty() && !save_snapshot_file(o.save, snap, &err)) {
+    std::fprintf(stderr, "gpuready: %s\n", err.c_str());
+    return kExitUsage;
   }
   if (o.json) {
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -1,14 +1,17 @@
 // `gpuready verify`: measure what the GPU stack does and judge it against what this hardware
 // should reach. Copies run in the hidden child `gpuready __verify-copy` (copy.h) with a timeout;
-// this process probes the machine (for the link and memory limits), judges and reports.
+// this process probes the machine (for the link and memory limits), judges and reports. The nvcc
+// check (nvcc_check.h) compiles and runs a tiny kernel with the installed toolkit after the copies.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "cli/commands.h"
+#include "doctor/doctor.h"
 #include "probe/nvidia_driver.h"
 #include "report/verify_console.h"
+#include "verify/nvcc_check.h"
 #include "verify/verify.h"
 
 namespace gpuready::cli {
@@ -21,11 +24,23 @@ struct VerifyCmdOptions {
   double size_mib = 0;             // 0: the mode's default
   int samples = 0;
   double timeout_s = 120;
-  bool plant_corruption = false;   // hidden: the forced failure the checker must catch
+  bool plant_corruption = false;
+  std::string
+      save;  // --save FILE: the snapshot with the measurements   // hidden: the forced failure the checker must catch
 };
 
-// "copy.h2d_pinned" -> "h2d_pinned"; an unknown key is a usage error.
+bool is_nvcc_key(const std::string& t) {
+  for (const auto& k : verify::nvcc_keys())
+    if (k == t) return true;
+  return false;
+}
+
+// "copy.h2d_pinned" -> "h2d_pinned"; "nvcc.compile" -> "nvcc.compile"; an unknown key is a usage error.
 bool copy_key_of(const std::string& t, std::string* key) {
+  if (is_nvcc_key(t)) {
+    *key = t;
+    return true;
+  }
   if (t.rfind("copy.", 0) != 0) return false;
   *key = t.substr(5);
   for (const auto& k : verify::copy_keys())
@@ -90,27 +105,58 @@ std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, c
 }
 
 int run_verify_cmd(const VerifyCmdOptions& o) {
-  std::vector<std::string> only;
+  std::vector<std::string> only, only_nvcc;  // -t keys: copies (without "copy."), nvcc checks
   for (const auto& t : o.tests) {
     std::string key;
     if (!copy_key_of(t, &key)) {
       std::string valid;
       for (const auto& k : verify::copy_keys()) valid += " copy." + k;
+      valid += " copy.p2p_read_A_B copy.p2p_write_A_B";
+      for (const auto& k : verify::nvcc_keys()) valid += " " + k;
       std::fprintf(stderr, "gpuready verify: unknown check '%s'; the checks are:%s\n", t.c_str(), valid.c_str());
       return kExitUsage;
     }
-    only.push_back(key);
+    (is_nvcc_key(t) ? only_nvcc : only).push_back(key);
   }
+  // No -t: every check. With -t, only the families named (nvcc keys alone run no copies, and vice versa).
+  const bool copies = o.tests.empty() || !only.empty();
+  const bool nvcc = o.tests.empty() || !only_nvcc.empty();
   const Os& os = real_os();
-  const Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
-  std::vector<verify::Check> checks = run_copies(os, o, only, snap);
+  Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
+  std::vector<verify::Check> checks;
+  if (copies) checks = run_copies(os, o, only, snap);
+  if (nvcc) {
+    verify::NvccOptions no;
+    no.only = only_nvcc;
+    for (auto& c : verify::nvcc_checks(os, snap, no)) checks.push_back(std::move(c));
+  }
+  // The measurements are facts: the doctor's rules read them (measured.*) and say what they mean.
+  snap.measurements = verify::to_measurements(checks);
+  std::vector<doctor::Finding> findings;
+  for (auto& f : doctor::diagnose(snap, knowledge::Compat::embedded()).findings)
+    if (f.code.rfind("measured.", 0) == 0) findings.push_back(std::move(f));
+  if (!o.save.empty()) {
+    std::string err;
+    if (!save_snapshot_file(o.save, snap, &err)) {
+      std::fprintf(stderr, "gpuready verify: %s\n", err.c_str());
+      return kExitUsage;
+    }
+  }
   if (o.json) {
-    const std::string text = verify::verify_to_json(checks).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    nlohmann::json j = verify::verify_to_json(checks);
+    j["findings"] = nlohmann::json::array();
+    for (const auto& f : findings)
+      j["findings"].push_back({{"code", f.code},
+                               {"severity", doctor::severity_name(f.severity)},
+                               {"title", f.title},
+                               {"evidence", f.evidence},
+                               {"fix", f.fix}});
+    const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     ConsoleStyle style;
     style.color = stdout_wants_color();
-    std::fputs(render_verify_console(checks, snap, style).c_str(), stdout);
+    std::fputs(render_verify_console(checks, findings, snap, style).c_str(), stdout);
   }
   bool failed = false, ran = false;
   for (const auto& c : checks) {
@@ -125,15 +171,19 @@ int run_verify_cmd(const VerifyCmdOptions& o) {
 void setup_verify(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<VerifyCmdOptions>();
   CLI::App* sub = app.add_subcommand(
-      "verify", "Measure the GPU stack (copies over the PCIe link and in GPU memory, checked for correctness) and judge "
-                "each number against what this hardware should reach");
+      "verify",
+      "Measure the GPU stack (copies over the PCIe link and in GPU memory, checked for correctness) and judge "
+      "each number against what this hardware should reach; compile and run a tiny kernel with nvcc");
   sub->add_flag("--json", o->json, "Print the checks as JSON (schema gpuready.verify/1)");
   sub->add_flag("--quick", o->quick, "Smaller buffers and fewer samples (a few seconds)");
-  sub->add_option("-t,--test", o->tests, "Run only this check (repeatable), e.g. copy.h2d_pinned")->type_name("KEY");
+  sub->add_option("-t,--test", o->tests, "Run only this check (repeatable), e.g. copy.h2d_pinned, nvcc.compile")
+      ->type_name("KEY");
   sub->add_option("--size", o->size_mib, "MiB per copy (default 256; --quick 64)")->check(CLI::Range(1.0, 65536.0));
   sub->add_option("--samples", o->samples, "Timed samples per check; the median is reported")->check(CLI::Range(1, 1000));
   sub->add_option("--timeout", o->timeout_s, "Seconds the measurements may take before they are stopped")
       ->check(CLI::Range(1.0, 3600.0));
+  sub->add_option("--save", o->save, "Also write the snapshot with these measurements (gpuready doctor --replay FILE)")
+      ->type_name("FILE");
   sub->add_flag("--plant-corruption", o->plant_corruption)->group("");  // hidden: tests the data check
   sub->callback([o, exit_code] { *exit_code = run_verify_cmd(*o); });
 }

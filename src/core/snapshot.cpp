@@ -30,6 +30,7 @@ void to_json(nlohmann::json& j, const Snapshot& s) {
                      {"python", s.python},
                      {"timings", s.timings},
                      {"notes", s.notes}};
+  if (!s.measurements.empty()) j["measurements"] = s.measurements;  // only verify's snapshots have them
 }
 
 void from_json(const nlohmann::json& j, Snapshot& s) {
@@ -54,6 +55,7 @@ void from_json(const nlohmann::json& j, Snapshot& s) {
   s.python = j.value("python", d.python);
   s.timings = j.value("timings", d.timings);
   s.notes = j.value("notes", d.notes);
+  s.measurements = j.value("measurements", d.measurements);
 }
 
 nlohmann::json snapshot_to_json(const Snapshot& s) { return s; }

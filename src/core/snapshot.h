@@ -201,6 +201,19 @@ struct PythonEnv {
   std::string error;                          // what went wrong asking it (timeout, crash)
 };
 
+// 8. A measurement `gpuready verify` made (verify/verify.h judges it): measurements are facts too,
+// so the doctor's rules read them from the snapshot like any other.
+struct Measurement {
+  std::string key;      // "copy.h2d_pinned"
+  std::string status;   // "pass" | "warn" | "fail" | "skip"
+  Fact<double> value;   // the median
+  std::string unit;     // "GB/s"
+  Fact<double> limit;   // what the hardware should reach
+  Fact<double> ratio;   // value / limit
+  std::string detail;   // why this status
+  bool data_ok = true;  // the result was checked and was right (false: corrupted data)
+};
+
 struct ProbeTiming {
   std::string collector;
   double ms = 0;
@@ -220,6 +233,7 @@ struct Snapshot {
   std::vector<PythonEnv> python;
   std::vector<ProbeTiming> timings;
   std::vector<std::string> notes;             // collector-level problems worth showing (bad input, skipped paths)
+  std::vector<Measurement> measurements;      // from `gpuready verify` (absent from a plain probe)
 };
 
 // JSON for every part (field names are the schema; see docs/snapshot.md).
@@ -256,6 +270,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonPackage, name, version, lo
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonEnv, interpreter, found_by, version, prefix, site_packages,
                                                 packages, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeTiming, collector, ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Measurement, key, status, value, unit, limit, ratio, detail, data_ok)
 
 void to_json(nlohmann::json& j, const Snapshot& s);
 // Throws std::runtime_error with a readable message on a document that is not a snapshot/1.

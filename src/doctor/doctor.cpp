@@ -226,6 +226,11 @@ const std::vector<Rule>& all_rules() {
        rule_reset_pending},
       {"health.memory-needs-service", Severity::error, "a row remap failed or page retirement reached its limit",
        rule_memory_needs_service},
+      {"measured.data-corrupt", Severity::error, "gpuready verify: a copy returned different data than it was given",
+       rule_measured_data_corrupt},
+      {"measured.copy-slow", Severity::warn,
+       "gpuready verify: host<->device copies far below the PCIe link's rate (with the likely cause)",
+       rule_measured_copy_slow},
   };
   return rules;
 }

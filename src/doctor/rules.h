@@ -95,4 +95,8 @@ std::vector<Finding> rule_ecc_uncorrected(const Context&);
 std::vector<Finding> rule_reset_pending(const Context&);
 std::vector<Finding> rule_memory_needs_service(const Context&);
 
+// what `gpuready verify` measured (rules_measured.cpp)
+std::vector<Finding> rule_measured_data_corrupt(const Context&);
+std::vector<Finding> rule_measured_copy_slow(const Context&);
+
 }  // namespace gpuready::doctor

@@ -5,7 +5,8 @@
 
 namespace gpuready {
 
-std::string render_verify_console(const std::vector<verify::Check>& checks, const Snapshot& s,
+std::string render_verify_console(const std::vector<verify::Check>& checks,
+                                  const std::vector<doctor::Finding>& findings, const Snapshot& s,
                                   const ConsoleStyle& style) {
   const Paint paint{style.color};
   std::string o;
@@ -31,6 +32,12 @@ std::string render_verify_console(const std::vector<verify::Check>& checks, cons
     if (c.status != verify::Status::pass && !c.detail.empty()) o += "       " + c.detail + "\n";
   }
   o += fmt::format("\n{} passed, {} warned, {} failed, {} skipped\n", passes, warns, fails, skips);
+  if (!findings.empty()) o += "\n" + paint(kBold, "What this means") + "\n";
+  for (const auto& f : findings) {
+    o += "  " + paint(f.severity == doctor::Severity::error ? kRed : kYellow, f.title) + " [" + f.code + "]\n";
+    for (const auto& e : f.evidence) o += "       seen: " + e + "\n";
+    for (const auto& x : f.fix) o += "       " + x + "\n";
+  }
   std::string methods;
   for (const auto& c : checks)
     if (!c.method.empty() && methods.find(c.method) == std::string::npos) methods += "  " + c.method + "\n";

@@ -5,12 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "doctor/doctor.h"
 #include "report/console.h"
 #include "verify/verify.h"
 
 namespace gpuready {
 
-std::string render_verify_console(const std::vector<verify::Check>& checks, const Snapshot& s,
+// `findings`: what the doctor's rules make of the measurements (measured.*), shown after the checks.
+std::string render_verify_console(const std::vector<verify::Check>& checks,
+                                  const std::vector<doctor::Finding>& findings, const Snapshot& s,
                                   const ConsoleStyle& style = {});
 
 }  // namespace gpuready

@@ -118,6 +118,7 @@ std::vector<Check> judge_copies(const CopyReport& r, const Snapshot& s, const Th
     const bool pageable = x.key.find("pageable") != std::string::npos;
     if (!x.verified) {
       c.status = Status::fail;
+      c.data_ok = false;
       c.detail = "the data arrived changed: " + (x.verify_detail.empty() ? std::string("mismatch") : x.verify_detail);
     } else if (pageable) {
       // The driver stages pageable memory through its own pinned buffers: a fraction of the link
@@ -168,6 +169,23 @@ nlohmann::json verify_to_json(const std::vector<Check>& checks) {
                            {"method", c.method},
                            {"samples", c.samples}});
   return j;
+}
+
+std::vector<Measurement> to_measurements(const std::vector<Check>& checks) {
+  std::vector<Measurement> out;
+  for (const auto& c : checks) {
+    Measurement m;
+    m.key = c.key;
+    m.status = status_name(c.status);
+    m.value = c.value ? Fact<double>(*c.value) : Fact<double>::unknown(c.detail);
+    m.unit = c.unit;
+    m.limit = c.limit ? Fact<double>(*c.limit) : Fact<double>::unknown("no limit known");
+    m.ratio = c.ratio ? Fact<double>(*c.ratio) : Fact<double>::unknown("no limit known");
+    m.detail = c.detail;
+    m.data_ok = c.data_ok;
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace gpuready::verify

@@ -31,6 +31,7 @@ struct Check {
   std::string detail;            // why this status, in words
   std::string method;            // how it was measured
   std::vector<double> samples;   // every sample, same unit
+  bool data_ok = true;           // false: the result was checked and was wrong
 };
 
 // Median of the samples (the mean of the middle two for an even count); nullopt when empty.
@@ -61,5 +62,8 @@ std::vector<Check> judge_copies(const CopyReport& r, const Snapshot& s, const Th
 Check skipped(const std::string& key, const std::string& why);
 
 nlohmann::json verify_to_json(const std::vector<Check>& checks);
+
+// The checks as snapshot facts (Snapshot::measurements), for the doctor's rules.
+std::vector<Measurement> to_measurements(const std::vector<Check>& checks);
 
 }  // namespace gpuready::verify

@@ -2,6 +2,9 @@
 // does not. The machines are real snapshots (tests/fixtures/snapshots: the H200 test machine,
 // healthy; a Debian 12 machine without GPU) with the one fact changed that the rule is about.
 // Then the verdicts, the report's JSON contract, and `gpuready doctor` end to end.
+#include "doctor/doctor.h"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +12,6 @@
 #include <functional>
 #include <set>
 
-#include "doctor/doctor.h"
 #include "platform/os.h"
 
 using namespace gpuready;
@@ -112,6 +114,19 @@ void tensorflow_212_with_cudnn_824(Snapshot& s) {  // TF 2.12 (CUDA 11.8, cuDNN 
   r.via = "ld.so.cache";
   r.canonical = "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.2.4";
 }
+Measurement measured(const std::string& key, const std::string& status, double value, double ratio,
+                     bool data_ok = true) {
+  Measurement m;
+  m.key = key;
+  m.status = status;
+  m.value = value;
+  m.unit = "GB/s";
+  m.limit = 63.0;
+  m.ratio = ratio;
+  m.detail = fmt::format("{:.2f} of PCIe Gen5 x16: 63.0 GB/s each way", ratio);
+  m.data_ok = data_ok;
+  return m;
+}
 const char* kVenvLib = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/";
 
 struct Case {
@@ -124,9 +139,13 @@ const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
       {"gpu.none", [](Snapshot& s) { s = fixture("nogpu-debian12.json"); }, nullptr},
       {"wsl.wsl1", [](Snapshot& s) { s.os.wsl = std::string("wsl1"); },
-       [](Snapshot& s) { s.os.wsl = std::string("wsl2"); s.nvidia.nvml_library = std::string("/usr/lib/wsl/lib/libnvidia-ml.so.1");
-                         s.nvidia.kernel_module_version = Fact<std::string>::unknown("no /proc/driver/nvidia/version");
-                         for (auto& r : s.libraries.resolutions) if (r.soname == "libcuda.so.1") r.path = std::string("/usr/lib/wsl/lib/libcuda.so.1"); }},
+       [](Snapshot& s) {
+         s.os.wsl = std::string("wsl2");
+         s.nvidia.nvml_library = std::string("/usr/lib/wsl/lib/libnvidia-ml.so.1");
+         s.nvidia.kernel_module_version = Fact<std::string>::unknown("no /proc/driver/nvidia/version");
+         for (auto& r : s.libraries.resolutions)
+           if (r.soname == "libcuda.so.1") r.path = std::string("/usr/lib/wsl/lib/libcuda.so.1");
+       }},
       {"driver.nouveau", [](Snapshot& s) { s.pci_gpus[0].kernel_driver = std::string("nouveau"); },
        [](Snapshot& s) { s.pci_gpus[0].kernel_driver = std::string("nvidia"); }},
       {"driver.not-installed",
@@ -138,43 +157,91 @@ const std::vector<Case>& cases() {
        },
        [](Snapshot& s) { s.pci_gpus[0].kernel_driver = std::string("vfio-pci"); }},  // the library loads: not this rule
       {"driver.module-not-built",
-       [](Snapshot& s) { module_not_loaded(s); s.os.kernel = std::string("6.1.0-18-amd64");
-                         s.nvidia.kernel_module_file = Fact<std::string>::unknown("no nvidia module for kernel 6.1.0-18-amd64 in /lib/modules/6.1.0-18-amd64/modules.dep");
-                         s.nvidia.kernel_module_kernels = {"6.1.0-17-amd64"}; },
-       [](Snapshot& s) { module_not_loaded(s);  // a module for this kernel exists: driver.module-not-loaded speaks
-                         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
-                         s.nvidia.kernel_module_kernels = {"6.1.0-17-amd64", "6.1.0-18-amd64"}; }},
+       [](Snapshot& s) {
+         module_not_loaded(s);
+         s.os.kernel = std::string("6.1.0-18-amd64");
+         s.nvidia.kernel_module_file = Fact<std::string>::unknown(
+             "no nvidia module for kernel 6.1.0-18-amd64 in /lib/modules/6.1.0-18-amd64/modules.dep");
+         s.nvidia.kernel_module_kernels = {"6.1.0-17-amd64"};
+       },
+       [](Snapshot& s) {
+         module_not_loaded(s);  // a module for this kernel exists: driver.module-not-loaded speaks
+         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
+         s.nvidia.kernel_module_kernels = {"6.1.0-17-amd64", "6.1.0-18-amd64"};
+       }},
       {"driver.secure-boot-unsigned",
-       [](Snapshot& s) { module_not_loaded(s); s.os.secure_boot = true;
-                         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
-                         s.nvidia.kernel_module_kernels = {"6.1.0-18-amd64"}; s.nvidia.kernel_module_signed = false; },
-       [](Snapshot& s) { module_not_loaded(s); s.os.secure_boot = true;
-                         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
-                         s.nvidia.kernel_module_kernels = {"6.1.0-18-amd64"}; s.nvidia.kernel_module_signed = true; }},
+       [](Snapshot& s) {
+         module_not_loaded(s);
+         s.os.secure_boot = true;
+         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
+         s.nvidia.kernel_module_kernels = {"6.1.0-18-amd64"};
+         s.nvidia.kernel_module_signed = false;
+       },
+       [](Snapshot& s) {
+         module_not_loaded(s);
+         s.os.secure_boot = true;
+         s.nvidia.kernel_module_file = std::string("/lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko");
+         s.nvidia.kernel_module_kernels = {"6.1.0-18-amd64"};
+         s.nvidia.kernel_module_signed = true;
+       }},
       {"driver.mismatch",
-       [](Snapshot& s) { auto& st = step(s, "nvmlInit_v2"); st.ok = false; st.code = "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
-                         st.message = "Driver/library version mismatch"; s.nvidia.gpus.clear(); },
-       [](Snapshot& s) { auto& st = step(s, "nvmlInit_v2"); st.ok = false; st.code = "NVML_ERROR_DRIVER_NOT_LOADED"; }},
+       [](Snapshot& s) {
+         auto& st = step(s, "nvmlInit_v2");
+         st.ok = false;
+         st.code = "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+         st.message = "Driver/library version mismatch";
+         s.nvidia.gpus.clear();
+       },
+       [](Snapshot& s) {
+         auto& st = step(s, "nvmlInit_v2");
+         st.ok = false;
+         st.code = "NVML_ERROR_DRIVER_NOT_LOADED";
+       }},
       {"driver.module-not-loaded",
-       [](Snapshot& s) { auto& st = step(s, "nvmlInit_v2"); st.ok = false; st.code = "NVML_ERROR_DRIVER_NOT_LOADED";
-                         st.message = "NVIDIA driver is not loaded"; s.nvidia.gpus.clear(); },
-       [](Snapshot& s) { s.os.family = std::string("windows"); s.os.wsl = std::string("none");
-                         auto& st = step(s, "nvmlInit_v2"); st.ok = false; st.code = "NVML_ERROR_UNKNOWN"; }},
+       [](Snapshot& s) {
+         auto& st = step(s, "nvmlInit_v2");
+         st.ok = false;
+         st.code = "NVML_ERROR_DRIVER_NOT_LOADED";
+         st.message = "NVIDIA driver is not loaded";
+         s.nvidia.gpus.clear();
+       },
+       [](Snapshot& s) {
+         s.os.family = std::string("windows");
+         s.os.wsl = std::string("none");
+         auto& st = step(s, "nvmlInit_v2");
+         st.ok = false;
+         st.code = "NVML_ERROR_UNKNOWN";
+       }},
       {"wsl.linux-driver",
-       [](Snapshot& s) { s.os.wsl = std::string("wsl2"); s.nvidia.nvml_library = std::string("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"); },
-       [](Snapshot& s) { s.os.wsl = std::string("wsl2"); s.nvidia.nvml_library = std::string("/usr/lib/wsl/lib/libnvidia-ml.so.1");
-                         s.nvidia.kernel_module_version = Fact<std::string>::unknown("no /proc/driver/nvidia/version"); }},
+       [](Snapshot& s) {
+         s.os.wsl = std::string("wsl2");
+         s.nvidia.nvml_library = std::string("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
+       },
+       [](Snapshot& s) {
+         s.os.wsl = std::string("wsl2");
+         s.nvidia.nvml_library = std::string("/usr/lib/wsl/lib/libnvidia-ml.so.1");
+         s.nvidia.kernel_module_version = Fact<std::string>::unknown("no /proc/driver/nvidia/version");
+       }},
       {"wsl.libcuda",
-       [](Snapshot& s) { s.os.wsl = std::string("wsl2");
-                         for (auto& r : s.libraries.resolutions) if (r.soname == "libcuda.so.1") r.path = Fact<std::string>::unknown("not found by the loader"); },
-       [](Snapshot& s) { s.os.wsl = std::string("wsl2");
-                         for (auto& r : s.libraries.resolutions) if (r.soname == "libcuda.so.1") r.path = std::string("/usr/lib/wsl/lib/libcuda.so.1"); }},
+       [](Snapshot& s) {
+         s.os.wsl = std::string("wsl2");
+         for (auto& r : s.libraries.resolutions)
+           if (r.soname == "libcuda.so.1") r.path = Fact<std::string>::unknown("not found by the loader");
+       },
+       [](Snapshot& s) {
+         s.os.wsl = std::string("wsl2");
+         for (auto& r : s.libraries.resolutions)
+           if (r.soname == "libcuda.so.1") r.path = std::string("/usr/lib/wsl/lib/libcuda.so.1");
+       }},
       {"cuda.visible-devices", [](Snapshot& s) { s.nvidia.cuda_visible_devices = std::string("-1"); },
        [](Snapshot& s) { s.nvidia.cuda_visible_devices = std::string("0"); }},
       {"cuda.driver-too-old-for-framework", [](Snapshot& s) { s.nvidia.driver_version = std::string("550.54.14"); },
        [](Snapshot& s) { s.nvidia.driver_version = std::string("580.65.06"); }},  // exactly CUDA 13's floor
       {"cuda.driver-too-old-for-toolkit", [](Snapshot& s) { s.nvidia.driver_version = std::string("550.54.14"); },
-       [](Snapshot& s) { s.toolkits[0].version = std::string("12.8"); s.nvidia.driver_version = std::string("550.54.14"); }},
+       [](Snapshot& s) {
+         s.toolkits[0].version = std::string("12.8");
+         s.nvidia.driver_version = std::string("550.54.14");
+       }},
       {"cuda.toolkits-disagree",
        [](Snapshot& s) {
          Toolkit t;
@@ -184,7 +251,9 @@ const std::vector<Case>& cases() {
          s.toolkits[0].found_by = {"PATH nvcc"};
          s.toolkits.push_back(t);
        },
-       [](Snapshot& s) { s.toolkits[0].found_by = {"CUDA_HOME", "PATH nvcc"}; }},
+       [](Snapshot& s) {
+         s.toolkits[0].found_by = {"CUDA_HOME", "PATH nvcc"};
+       }},
       {"cuda.loader-toolkit-mismatch",
        [](Snapshot& s) {  // LD_LIBRARY_PATH gives programs CUDA 13.1's cuBLAS while nvcc is 13.0
          s.libraries.copies.push_back(copy("cublas", "libcublas.so.13", "/usr/local/cuda-13.1/targets/x86_64-linux/lib/libcublas.so.13.2.0.9", "13.2.0.9", "toolkit", "/usr/local/cuda-13.1"));
@@ -193,26 +262,60 @@ const std::vector<Case>& cases() {
          r.via = "LD_LIBRARY_PATH";
          r.canonical = "/usr/local/cuda-13.1/targets/x86_64-linux/lib/libcublas.so.13.2.0.9";
        },
-       [](Snapshot& s) { resolution(s, "libcublas.so.13").canonical = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13.1.0.3"; }},
+       [](Snapshot& s) {
+         resolution(s, "libcublas.so.13").canonical =
+             "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13.1.0.3";
+       }},
       {"cudnn.partial",
-       [](Snapshot& s) { s.libraries.cudnn_sets[1].missing = {"cudnn_cnn"}; },  // /usr/lib/x86_64-linux-gnu: the loader's
-       [](Snapshot& s) { s.libraries.cudnn_sets[0].missing = {"cudnn_cnn"}; }},  // the venv's copy: not what the loader picks
+       [](Snapshot& s) {
+         s.libraries.cudnn_sets[1].missing = {"cudnn_cnn"};
+       },  // /usr/lib/x86_64-linux-gnu: the loader's
+       [](Snapshot& s) {
+         s.libraries.cudnn_sets[0].missing = {"cudnn_cnn"};
+       }},  // the venv's copy: not what the loader picks
       {"cudnn.mixed-versions",
-       [](Snapshot& s) { s.libraries.cudnn_sets[1].consistent = false; s.libraries.cudnn_sets[1].versions["cudnn_ops"] = "9.1.0"; },
+       [](Snapshot& s) {
+         s.libraries.cudnn_sets[1].consistent = false;
+         s.libraries.cudnn_sets[1].versions["cudnn_ops"] = "9.1.0";
+       },
        [](Snapshot& s) { s.libraries.cudnn_sets[0].consistent = false; }},
       {"cudnn.header-only",
-       [](Snapshot& s) { s.libraries.copies.push_back(copy("cudnn", "", "/usr/local/cuda-13.0/include/cudnn_version.h", "9.19.0", "toolkit", "/usr/local/cuda-13.0")); },
-       [](Snapshot& s) { s.libraries.copies.push_back(copy("cudnn", "libcudnn.so.9", "/usr/local/cuda-13.0/lib64/libcudnn.so.9.19.0", "9.19.0", "toolkit", "/usr/local/cuda-13.0")); }},
+       [](Snapshot& s) {
+         s.libraries.copies.push_back(copy("cudnn", "", "/usr/local/cuda-13.0/include/cudnn_version.h", "9.19.0",
+                                           "toolkit", "/usr/local/cuda-13.0"));
+       },
+       [](Snapshot& s) {
+         s.libraries.copies.push_back(copy("cudnn", "libcudnn.so.9", "/usr/local/cuda-13.0/lib64/libcudnn.so.9.19.0",
+                                           "9.19.0", "toolkit", "/usr/local/cuda-13.0"));
+       }},
       {"cudnn.dll-not-in-bin",
-       [](Snapshot& s) { s.os.family = std::string("windows"); s.os.wsl = std::string("none");
-                         s.libraries.copies.push_back(copy("cudnn", "cudnn64_8.dll", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\lib\\x64\\cudnn64_8.dll", "8.1.0", "toolkit")); },
-       [](Snapshot& s) { s.os.family = std::string("windows"); s.os.wsl = std::string("none");
-                         s.libraries.copies.push_back(copy("cudnn", "cudnn64_8.dll", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin\\cudnn64_8.dll", "8.1.0", "toolkit")); }},
+       [](Snapshot& s) {
+         s.os.family = std::string("windows");
+         s.os.wsl = std::string("none");
+         s.libraries.copies.push_back(
+             copy("cudnn", "cudnn64_8.dll",
+                  "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\lib\\x64\\cudnn64_8.dll", "8.1.0",
+                  "toolkit"));
+       },
+       [](Snapshot& s) {
+         s.os.family = std::string("windows");
+         s.os.wsl = std::string("none");
+         s.libraries.copies.push_back(copy(
+             "cudnn", "cudnn64_8.dll",
+             "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin\\cudnn64_8.dll", "8.1.0", "toolkit"));
+       }},
       {"cudnn.cuda-major",
-       [](Snapshot& s) { auto& p = package(s, "nvidia-cudnn-cu13"); p.name = "nvidia-cudnn-cu12"; p.version = "9.10.2.21"; },
+       [](Snapshot& s) {
+         auto& p = package(s, "nvidia-cudnn-cu13");
+         p.name = "nvidia-cudnn-cu12";
+         p.version = "9.10.2.21";
+       },
        [](Snapshot& s) { add_package(s, "nvidia-cudnn-cu12", "9.10.2.21"); }},  // the cu13 wheel is still there
       {"cudnn.loader-picks-older", tensorflow_212_with_cudnn_824,
-       [](Snapshot& s) { tensorflow_212_with_cudnn_824(s); resolution(s, "libcudnn.so.8").canonical = "/usr/local/cuda-11.8/lib64/libcudnn.so.8.9.7"; }},
+       [](Snapshot& s) {
+         tensorflow_212_with_cudnn_824(s);
+         resolution(s, "libcudnn.so.8").canonical = "/usr/local/cuda-11.8/lib64/libcudnn.so.8.9.7";
+       }},
       {"library.not-found",
        [](Snapshot& s) {
          add_package(s, "tensorflow", "2.10.0");
@@ -233,59 +336,146 @@ const std::vector<Case>& cases() {
            if (r.soname == "libcudart.so.11.0") r.path = std::string("/usr/local/cuda-11.2/lib64/libcudart.so.11.0");
        }},
       {"library.not-installed",
-       [](Snapshot& s) { add_package(s, "tensorflow", "2.10.0");
-                         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}}; },
-       [](Snapshot& s) { add_package(s, "tensorflow", "2.10.0");  // the pip CUDA 11 wheels bring them
-                         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
-                         add_package(s, "nvidia-cuda-runtime-cu11", "11.8.89"); }},
+       [](Snapshot& s) {
+         add_package(s, "tensorflow", "2.10.0");
+         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
+       },
+       [](Snapshot& s) {
+         add_package(s, "tensorflow", "2.10.0");  // the pip CUDA 11 wheels bring them
+         venv(s).packages.back().details = {{"cuda_version", "11.2"}, {"cudnn_version", "8"}};
+         add_package(s, "nvidia-cuda-runtime-cu11", "11.8.89");
+       }},
       {"library.dependency-missing",
-       [](Snapshot& s) { copy_at(s, std::string(kVenvLib) + "libcusolver.so.12").needs = {dep("libnvJitLink.so.13", "libcusolver.so.12")}; },
-       [](Snapshot& s) { copy_at(s, std::string(kVenvLib) + "libcusolver.so.12").needs = {dep("libnvJitLink.so.13", "libcusolver.so.12", std::string(kVenvLib) + "libnvJitLink.so.13")}; }},
+       [](Snapshot& s) {
+         copy_at(s, std::string(kVenvLib) + "libcusolver.so.12").needs = {
+             dep("libnvJitLink.so.13", "libcusolver.so.12")};
+       },
+       [](Snapshot& s) {
+         copy_at(s, std::string(kVenvLib) + "libcusolver.so.12").needs = {
+             dep("libnvJitLink.so.13", "libcusolver.so.12", std::string(kVenvLib) + "libnvJitLink.so.13")};
+       }},
       {"library.shadowed",
-       [](Snapshot& s) { resolution(s, "libnccl.so.2").canonical = "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3";
-                         s.libraries.copies.push_back(copy("nccl", "libnccl.so.2", "/usr/local/cuda-13.0/lib64/libnccl.so.2.29.2", "2.29.2", "toolkit", "/usr/local/cuda-13.0")); },
-       [](Snapshot& s) { resolution(s, "libnccl.so.2").canonical = "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3"; }},  // newer only in the venv (pip)
+       [](Snapshot& s) {
+         resolution(s, "libnccl.so.2").canonical = "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3";
+         s.libraries.copies.push_back(copy("nccl", "libnccl.so.2", "/usr/local/cuda-13.0/lib64/libnccl.so.2.29.2",
+                                           "2.29.2", "toolkit", "/usr/local/cuda-13.0"));
+       },
+       [](Snapshot& s) {
+         resolution(s, "libnccl.so.2").canonical = "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3";
+       }},  // newer only in the venv (pip)
       {"cudnn.older-than-built",
-       [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0");
-                         venv(s).packages.back().details = {{"cuda_version", "12.5.1"}, {"cudnn_version", "9.3"}};
-                         add_package(s, "nvidia-cudnn-cu12", "9.1.0.70"); },
-       [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0");
-                         venv(s).packages.back().details = {{"cuda_version", "12.5.1"}, {"cudnn_version", "9.3"}};
-                         add_package(s, "nvidia-cudnn-cu12", "9.3.0.75"); }},
+       [](Snapshot& s) {
+         add_package(s, "tensorflow", "2.18.0");
+         venv(s).packages.back().details = {{"cuda_version", "12.5.1"}, {"cudnn_version", "9.3"}};
+         add_package(s, "nvidia-cudnn-cu12", "9.1.0.70");
+       },
+       [](Snapshot& s) {
+         add_package(s, "tensorflow", "2.18.0");
+         venv(s).packages.back().details = {{"cuda_version", "12.5.1"}, {"cudnn_version", "9.3"}};
+         add_package(s, "nvidia-cudnn-cu12", "9.3.0.75");
+       }},
       {"torch.cpu-only",
-       [](Snapshot& s) { auto& t = package(s, "torch"); t.version = "2.11.0+cpu"; t.details = {{"cuda", "none"}, {"variant", "cpu"}}; },
-       [](Snapshot& s) { auto& t = package(s, "torch"); t.version = "2.11.0+cu128"; t.details = {{"cuda", "12.8"}, {"variant", "cu128"}}; }},
+       [](Snapshot& s) {
+         auto& t = package(s, "torch");
+         t.version = "2.11.0+cpu";
+         t.details = {{"cuda", "none"}, {"variant", "cpu"}};
+       },
+       [](Snapshot& s) {
+         auto& t = package(s, "torch");
+         t.version = "2.11.0+cu128";
+         t.details = {{"cuda", "12.8"}, {"variant", "cu128"}};
+       }},
       {"tensorflow.both-packages",
-       [](Snapshot& s) { add_package(s, "tensorflow", "2.20.0"); add_package(s, "tensorflow-gpu", "2.10.0"); },
+       [](Snapshot& s) {
+         add_package(s, "tensorflow", "2.20.0");
+         add_package(s, "tensorflow-gpu", "2.10.0");
+       },
        [](Snapshot& s) { add_package(s, "tensorflow", "2.20.0"); }},
       {"tensorflow.windows-no-gpu",
-       [](Snapshot& s) { s.os.family = std::string("windows"); s.os.wsl = std::string("none"); add_package(s, "tensorflow", "2.15.0"); },
-       [](Snapshot& s) { s.os.wsl = std::string("wsl2"); add_package(s, "tensorflow", "2.15.0"); }},
-      {"framework.python-unsupported", [](Snapshot& s) { venv(s).version = std::string("3.9.18"); },  // torch 2.11: 3.10-3.14
+       [](Snapshot& s) {
+         s.os.family = std::string("windows");
+         s.os.wsl = std::string("none");
+         add_package(s, "tensorflow", "2.15.0");
+       },
+       [](Snapshot& s) {
+         s.os.wsl = std::string("wsl2");
+         add_package(s, "tensorflow", "2.15.0");
+       }},
+      {"framework.python-unsupported",
+       [](Snapshot& s) { venv(s).version = std::string("3.9.18"); },  // torch 2.11: 3.10-3.14
        [](Snapshot& s) { venv(s).version = std::string("3.14.0"); }},
-      {"framework.no-kernels", [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("6.1"); },  // cu130: sm_75+
+      {"framework.no-kernels",
+       [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("6.1"); },   // cu130: sm_75+
        [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("8.9"); }},  // sm_86 cubin runs on 8.9
       {"cpu.no-avx",
-       [](Snapshot& s) { auto isa = s.cpu.isa.value(); isa["avx"] = false; s.cpu.isa = isa; add_package(s, "tensorflow", "2.20.0"); },
-       [](Snapshot& s) { auto isa = s.cpu.isa.value(); isa["avx"] = false; s.cpu.isa = isa; }},  // no TensorFlow
-      {"tensorflow.numpy-too-new", [](Snapshot& s) { add_package(s, "tensorflow", "2.15.0"); },  // numpy 2.5.2 is installed
+       [](Snapshot& s) {
+         auto isa = s.cpu.isa.value();
+         isa["avx"] = false;
+         s.cpu.isa = isa;
+         add_package(s, "tensorflow", "2.20.0");
+       },
+       [](Snapshot& s) {
+         auto isa = s.cpu.isa.value();
+         isa["avx"] = false;
+         s.cpu.isa = isa;
+       }},  // no TensorFlow
+      {"tensorflow.numpy-too-new",
+       [](Snapshot& s) { add_package(s, "tensorflow", "2.15.0"); },  // numpy 2.5.2 is installed
        [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0"); }},
       {"health.pcie-width", [](Snapshot& s) { s.nvidia.gpus[0].pcie_width_current = 8; },
        [](Snapshot& s) { s.nvidia.gpus[0].pcie_gen_current = 1; }},  // generation drops at idle: not a finding
-      {"health.pcie-gen", [](Snapshot& s) { s.nvidia.gpus[0].pcie_gen_gpu_max = 5; s.nvidia.gpus[0].pcie_gen_max = 4; },
-       [](Snapshot& s) { s.nvidia.gpus[0].pcie_gen_gpu_max = 5; s.nvidia.gpus[0].pcie_gen_current = 1; s.nvidia.gpus[0].utilization_percent = 0; }},
-      {"health.throttling", [](Snapshot& s) { s.nvidia.gpus[0].clocks_event_reasons = std::vector<std::string>{"hw_thermal_slowdown"}; },
-       [](Snapshot& s) { s.nvidia.gpus[0].clocks_event_reasons = std::vector<std::string>{"gpu_idle", "sw_power_cap"}; }},
+      {"health.pcie-gen",
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].pcie_gen_gpu_max = 5;
+         s.nvidia.gpus[0].pcie_gen_max = 4;
+       },
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].pcie_gen_gpu_max = 5;
+         s.nvidia.gpus[0].pcie_gen_current = 1;
+         s.nvidia.gpus[0].utilization_percent = 0;
+       }},
+      {"health.throttling",
+       [](Snapshot& s) { s.nvidia.gpus[0].clocks_event_reasons = std::vector<std::string>{"hw_thermal_slowdown"}; },
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].clocks_event_reasons = std::vector<std::string>{"gpu_idle", "sw_power_cap"};
+       }},
       {"health.memory-in-use", [](Snapshot& s) { s.nvidia.gpus[0].memory_used_bytes = std::uint64_t{100} << 30; },
        [](Snapshot& s) { s.nvidia.gpus[0].memory_used_bytes = std::uint64_t{40} << 30; }},
       {"health.persistence-off", [](Snapshot& s) { s.nvidia.gpus[0].persistence_mode = false; },
-       [](Snapshot& s) { s.nvidia.gpus[0].persistence_mode = false; s.nvidia.gpus[0].name = std::string("NVIDIA GeForce RTX 4090"); }},
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].persistence_mode = false;
+         s.nvidia.gpus[0].name = std::string("NVIDIA GeForce RTX 4090");
+       }},
       {"health.ecc-uncorrected", [](Snapshot& s) { s.nvidia.gpus[0].ecc_uncorrected_volatile = std::uint64_t{2}; },
-       [](Snapshot& s) { s.nvidia.gpus[0].ecc_uncorrected_volatile = std::uint64_t{0}; s.nvidia.gpus[0].ecc_uncorrected_aggregate = std::uint64_t{5}; }},
-      {"health.reset-pending", [](Snapshot& s) { s.nvidia.gpus[0].row_remap_pending = true; s.nvidia.gpus[0].remapped_rows_uncorrectable = 1; },
-       [](Snapshot& s) { s.nvidia.gpus[0].row_remap_pending = false; s.nvidia.gpus[0].remapped_rows_correctable = 1; }},
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].ecc_uncorrected_volatile = std::uint64_t{0};
+         s.nvidia.gpus[0].ecc_uncorrected_aggregate = std::uint64_t{5};
+       }},
+      {"health.reset-pending",
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].row_remap_pending = true;
+         s.nvidia.gpus[0].remapped_rows_uncorrectable = 1;
+       },
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].row_remap_pending = false;
+         s.nvidia.gpus[0].remapped_rows_correctable = 1;
+       }},
       {"health.memory-needs-service", [](Snapshot& s) { s.nvidia.gpus[0].row_remap_failed = true; },
-       [](Snapshot& s) { s.nvidia.gpus[0].retired_pages_sbe = 10; s.nvidia.gpus[0].retired_pages_dbe = 2; }},
+       [](Snapshot& s) {
+         s.nvidia.gpus[0].retired_pages_sbe = 10;
+         s.nvidia.gpus[0].retired_pages_dbe = 2;
+       }},
+      {"measured.data-corrupt",
+       [](Snapshot& s) { s.measurements = {measured("copy.d2h_pinned", "fail", 55.2, 0.88, false)}; },
+       [](Snapshot& s) { s.measurements = {measured("copy.d2h_pinned", "pass", 55.2, 0.88)}; }},
+      {"measured.copy-slow",
+       [](Snapshot& s) {
+         s.measurements = {measured("copy.h2d_pinned", "warn", 27.0, 0.43)};
+         s.nvidia.gpus[0].pcie_width_current = 8;
+       },
+       [](Snapshot& s) {
+         s.measurements = {measured("copy.h2d_pageable", "pass", 8.9, 0.14)};
+       }},  // pageable: not judged
   };
   return all;
 }
@@ -515,4 +705,18 @@ TEST(Doctor, ACopyKnownOnlyByItsMajorIsNotCalledOlderOrAnotherCuda) {
   const Report older = run(s);
   EXPECT_EQ(with_code(older, "library.shadowed").size(), 1u) << codes(older);
   EXPECT_EQ(with_code(older, "cuda.loader-toolkit-mismatch").size(), 1u) << codes(older);
+}
+
+TEST(Doctor, ASlowCopyNamesTheNarrowSlotAsTheLikelyCause) {
+  Snapshot s = h200();
+  s.measurements = {measured("copy.h2d_pinned", "warn", 27.0, 0.43)};
+  s.nvidia.gpus[0].pcie_width_current = 8;
+  const Report rep = run(s);
+  const auto f = with_code(rep, "measured.copy-slow");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0]->title, "Copies between host and GPU reach 27.0 GB/s, 43% of what the PCIe link carries");
+  EXPECT_EQ(f[0]->evidence.back(), "likely cause: GPU 0 is in an x8 slot (it can use x16)");
+  // A plain probe's snapshot has no measurements, and its JSON has no such key.
+  EXPECT_FALSE(snapshot_to_json(h200()).contains("measurements"));
+  EXPECT_EQ(snapshot_from_json(snapshot_to_json(s)).measurements.size(), 1u);
 }
