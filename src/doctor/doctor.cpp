@@ -174,6 +174,8 @@ const std::vector<Rule>& all_rules() {
       {"cuda.loader-toolkit-mismatch", Severity::warn,
        "the loader gives programs CUDA libraries of another toolkit than PATH's nvcc, or none of its own",
        rule_loader_toolkit_mismatch},
+      {"cuda.home-missing", Severity::warn, "CUDA_HOME / CUDA_PATH names a folder that does not exist",
+       rule_cuda_home_missing},
       {"cudnn.partial", Severity::error, "a cuDNN copy with sub-libraries missing (copied only in part)",
        rule_cudnn_partial},
       {"cudnn.mixed-versions", Severity::error, "a cuDNN folder whose sub-libraries are of different versions",
@@ -243,6 +245,12 @@ CudaVersions cuda_versions(const Snapshot& s) {
   CudaVersions v;
   v.driver_newest = s.nvidia.cuda_driver_version.has() ? s.nvidia.cuda_driver_version.value() : "";
   for (const auto& t : s.toolkits) {
+    if (!t.version.has() && t.version.why().find("is not a folder") != std::string::npos) {
+      std::string by;
+      for (const auto& b : t.found_by) by += (by.empty() ? "" : ", ") + b;
+      v.toolkits.push_back("none at " + t.root + " (named by " + by + ")");
+      continue;
+    }
     std::string line = (t.version.has() ? t.version.value() : "?") + " (" + t.root;
     if (t.is_path_nvcc) line += ", PATH nvcc";
     v.toolkits.push_back(line + ")");

@@ -64,6 +64,7 @@ std::vector<Finding> rule_driver_too_old_for_toolkit(const Context&);
 std::vector<Finding> rule_driver_too_old_for_framework(const Context&);
 std::vector<Finding> rule_toolkits_disagree(const Context&);
 std::vector<Finding> rule_loader_toolkit_mismatch(const Context&);
+std::vector<Finding> rule_cuda_home_missing(const Context&);
 // cuDNN copies (rules_cudnn.cpp)
 std::vector<Finding> rule_cudnn_partial(const Context&);
 std::vector<Finding> rule_cudnn_mixed(const Context&);

@@ -92,6 +92,8 @@ std::vector<Finding> rule_toolkits_disagree(const Context& c) {
       }
   }
   if (!path_nvcc || !named || path_nvcc->canonical_root == named->canonical_root) return {};
+  // A variable naming a folder that is not there is cuda.home-missing's finding.
+  if (!named->version.has() && named->version.why().find("is not a folder") != std::string::npos) return {};
   Finding f;
   f.title = fmt::format("PATH's nvcc is CUDA {} but {} names CUDA {}: builds mix two toolkits",
                         path_nvcc->version.has() ? path_nvcc->version.value() : "?", variable,
@@ -149,6 +151,37 @@ std::vector<Finding> rule_loader_toolkit_mismatch(const Context& c) {
       lib = path_folder(cp.path);
   f.fix = loader_path_fix(c, lib.empty() ? t->root + (c.os == "windows" ? "\\bin" : "/lib64") : lib);
   return {f};
+}
+
+std::vector<Finding> rule_cuda_home_missing(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& t : c.s.toolkits) {
+    std::string variable;
+    for (const auto& by : t.found_by)
+      if (by == "CUDA_HOME" || by == "CUDA_PATH" || by.rfind("CUDA_PATH_V", 0) == 0) variable = by;
+    // The probe says so when the folder the variable names is not there.
+    if (variable.empty() || t.version.has() || t.version.why().find("is not a folder") == std::string::npos) continue;
+    Finding f;
+    f.title = fmt::format(
+        "{} names {}, which does not exist: builds that use it (nvcc, PyTorch C++/CUDA extensions) "
+        "fail",
+        variable, t.root);
+    f.evidence = {variable + "=" + t.root + ": " + t.version.why()};
+    std::string other;
+    for (const auto& x : c.s.toolkits)
+      if (&x != &t && x.version.has() && other.empty()) other = x.root;
+    if (c.os == "windows")
+      f.fix = {other.empty() ? fmt::format("setx {} \"\"   # remove it (System settings > Environment Variables), or "
+                                           "install the toolkit it names",
+                                           variable)
+                             : fmt::format("setx {} \"{}\"   # the toolkit that is installed", variable, other)};
+    else
+      f.fix = {other.empty()
+                   ? fmt::format("unset {}   # and remove it from ~/.bashrc, or install the toolkit it names", variable)
+                   : fmt::format("export {}={}   # the toolkit that is installed (and in ~/.bashrc)", variable, other)};
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace gpuready::doctor

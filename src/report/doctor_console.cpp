@@ -49,7 +49,9 @@ std::string render_doctor_console(const doctor::Report& r, const Snapshot& s, co
   o += "  the driver runs CUDA up to: " + (r.cuda.driver_newest.empty() ? std::string("unknown") : r.cuda.driver_newest) +
        "  (nvidia-smi's \"CUDA Version\")\n";
   if (r.cuda.toolkits.empty()) o += "  toolkits installed: none (frameworks' pip wheels bring their own CUDA)\n";
-  for (const auto& t : r.cuda.toolkits) o += "  toolkit installed: " + t + "\n";
+  for (const auto& t : r.cuda.toolkits)
+    o += t.rfind("none at ", 0) == 0 ? "  toolkit named but not installed: " + t.substr(8) + "\n"
+                                     : "  toolkit installed: " + t + "\n";
   for (const auto& f : r.cuda.frameworks) o += "  framework built for: " + f + "\n";
 
   int n = 0;

@@ -266,6 +266,18 @@ const std::vector<Case>& cases() {
          resolution(s, "libcublas.so.13").canonical =
              "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13.1.0.3";
        }},
+      {"cuda.home-missing",
+       [](Snapshot& s) {  // CUDA_HOME left behind after the toolkit was removed (seen on a fresh Debian 12)
+         Toolkit t;
+         t.root = t.canonical_root = "/usr/local/cuda-12.4";
+         t.found_by = {"CUDA_HOME"};
+         t.version = Fact<std::string>::unknown("/usr/local/cuda-12.4 is not a folder (CUDA_HOME points at it)");
+         s.toolkits[0].found_by = {"PATH nvcc"};
+         s.toolkits.push_back(t);
+       },
+       [](Snapshot& s) {  // an install whose version could not be read is another matter
+         s.toolkits[0].version = Fact<std::string>::unknown("no version.json, version.txt or cuda.h");
+       }},
       {"cudnn.partial",
        [](Snapshot& s) {
          s.libraries.cudnn_sets[1].missing = {"cudnn_cnn"};
@@ -719,4 +731,20 @@ TEST(Doctor, ASlowCopyNamesTheNarrowSlotAsTheLikelyCause) {
   // A plain probe's snapshot has no measurements, and its JSON has no such key.
   EXPECT_FALSE(snapshot_to_json(h200()).contains("measurements"));
   EXPECT_EQ(snapshot_from_json(snapshot_to_json(s)).measurements.size(), 1u);
+}
+
+TEST(Doctor, AMissingCudaHomeIsOneFindingNotAlsoADisagreement) {
+  Snapshot s = h200();
+  Toolkit t;
+  t.root = t.canonical_root = "/usr/local/cuda-12.4";
+  t.found_by = {"CUDA_HOME"};
+  t.version = Fact<std::string>::unknown("/usr/local/cuda-12.4 is not a folder (CUDA_HOME points at it)");
+  s.toolkits[0].found_by = {"PATH nvcc"};
+  s.toolkits.push_back(t);
+  const Report rep = run(s);
+  EXPECT_TRUE(with_code(rep, "cuda.toolkits-disagree").empty()) << codes(rep);
+  const auto f = with_code(rep, "cuda.home-missing");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0]->fix[0], "export CUDA_HOME=/usr/local/cuda-13.0   # the toolkit that is installed (and in ~/.bashrc)");
+  EXPECT_EQ(rep.cuda.toolkits.back(), "none at /usr/local/cuda-12.4 (named by CUDA_HOME)");
 }
