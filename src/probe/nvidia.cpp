@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "core/step_log.h"
 #include "core/version.h"
 #include "parse/clean_text.h"
 #include "parse/driver_version.h"
@@ -30,38 +31,6 @@ constexpr const char* kProcVersionPath = "/proc/driver/nvidia/version";
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
-
-// Records steps in order; announces each one before it runs (for the isolated child's parent).
-class Steps {
- public:
-  Steps(NvidiaDriverFacts& out, const DriverStepHook& hook) : out_(out), hook_(hook) {}
-  void begin(std::string name) {
-    name_ = std::move(name);
-    if (hook_) hook_(name_);
-    t0_ = Clock::now();
-  }
-  DriverStep& end(bool ok, std::string code, std::string message) {
-    DriverStep s;
-    s.name = name_;
-    s.ok = ok;
-    s.code = std::move(code);
-    s.message = std::move(message);
-    s.ms = ms_since(t0_);
-    out_.steps.push_back(std::move(s));
-    return out_.steps.back();
-  }
-  // A step that was decided without calling anything (e.g. cuInit skipped).
-  void note(std::string name, bool ok, std::string code, std::string message) {
-    begin(std::move(name));
-    end(ok, std::move(code), std::move(message)).ms = 0;
-  }
-
- private:
-  NvidiaDriverFacts& out_;
-  const DriverStepHook& hook_;
-  std::string name_;
-  Clock::time_point t0_{};
-};
 
 // ---------------------------------------------------------------- kernel module
 
@@ -544,7 +513,7 @@ struct NvmlOutcome {
   std::vector<PciLocation> pci;     // parallel to out.gpus
 };
 
-NvmlOutcome probe_nvml(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, Steps& steps) {
+NvmlOutcome probe_nvml(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, StepLog& steps) {
   NvmlOutcome res;
   const auto candidates = opts.nvml_candidates.empty() ? nvml::default_candidates(os.env) : opts.nvml_candidates;
   const std::string lib_label = candidates.empty() ? std::string("NVML") : path_file_name(candidates.front());
@@ -744,7 +713,7 @@ bool should_init(const ProbeOptions& opts, const NvmlOutcome& nv, std::string* w
   return true;
 }
 
-void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, const NvmlOutcome& nv, Steps& steps) {
+void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, const NvmlOutcome& nv, StepLog& steps) {
   const auto candidates = opts.cuda_candidates.empty() ? cuda_driver::default_candidates(os.env) : opts.cuda_candidates;
   const std::string lib_label = candidates.empty() ? std::string("libcuda") : path_file_name(candidates.front());
 
@@ -948,7 +917,7 @@ int expected_visible(const parse::VisibleDevices& vis, const std::vector<NvidiaG
   return n;
 }
 
-void note_visible_devices(NvidiaDriverFacts& out, const NvmlOutcome& nv, Steps& steps) {
+void note_visible_devices(NvidiaDriverFacts& out, const NvmlOutcome& nv, StepLog& steps) {
   if (!out.cuda_visible_devices) return;
   const std::string value = out.cuda_visible_devices.value();
   const parse::VisibleDevices vis = parse::cuda_visible_devices(value);
@@ -1156,7 +1125,7 @@ std::optional<std::string> read_file_tail(const Fs& fs, const std::string& path,
 void collect_nvidia_in_process(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out,
                                const DriverStepHook& before_step) {
   out = NvidiaDriverFacts{};
-  Steps steps(out, before_step);
+  StepLog steps(out.steps, before_step);
   const auto cvd = os.env.get("CUDA_VISIBLE_DEVICES");
   out.cuda_visible_devices = cvd ? SFact(*cvd) : SFact::unknown("not set: CUDA programs see every GPU");
   out.kernel_module_version = read_kernel_module_version(os.fs);

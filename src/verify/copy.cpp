@@ -7,8 +7,6 @@
 // PCIe link while host<->device copies run.
 #include "verify/copy.h"
 
-#include "parse/sysfs.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -29,6 +27,8 @@
 #include <sched.h>
 #endif
 
+#include "core/step_log.h"
+#include "parse/sysfs.h"
 #include "vendors/cuda_driver/cuda_loader.h"
 #include "vendors/nvml/nvml_loader.h"
 
@@ -89,7 +89,6 @@ std::string mismatch_detail(const Mismatch& m, std::uint64_t expected_size) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kSmallestHalved = 32 * kMiB;           // out of memory halves the buffers down to this
 constexpr int kMaxPeerDevices = 16;                            // the peer matrix and p2p copies cover this many GPUs
@@ -123,46 +122,10 @@ $L_wait:
 )";
 constexpr const char* kSpinName = "gpuready_spin";
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
 std::string mib(std::uint64_t bytes) {
   if (bytes % kMiB == 0) return fmt::format("{} MiB", bytes / kMiB);
   return fmt::format("{} bytes", bytes);
 }
-
-// Records steps in order and announces each one before it runs.
-class Steps {
- public:
-  Steps(CopyReport& out, const std::function<void(const std::string&)>& hook) : out_(out), hook_(hook) {}
-  void begin(std::string name) {
-    name_ = std::move(name);
-    announce(name_);
-    t0_ = Clock::now();
-  }
-  void end(bool ok, std::string code, std::string message) {
-    DriverStep s;
-    s.name = name_;
-    s.ok = ok;
-    s.code = std::move(code);
-    s.message = std::move(message);
-    s.ms = ms_since(t0_);
-    out_.steps.push_back(std::move(s));
-  }
-  void note(std::string name, bool ok, std::string code, std::string message) {
-    begin(std::move(name));
-    end(ok, std::move(code), std::move(message));
-    out_.steps.back().ms = 0;
-  }
-  void announce(const std::string& what) const {
-    if (hook_) hook_(what);
-  }
-
- private:
-  CopyReport& out_;
-  const std::function<void(const std::string&)>& hook_;
-  std::string name_;
-  Clock::time_point t0_{};
-};
 
 // One driver call's outcome: the error in words ("cuMemAlloc failed: out of memory
 // (CUDA_ERROR_OUT_OF_MEMORY)", or that the entry point is missing), empty when it succeeded.
@@ -440,7 +403,7 @@ struct Timing {
 
 class Session {
  public:
-  Session(const Os& os, const CopyOptions& o, CopyReport& r, Steps& steps, const Cu& cu)
+  Session(const Os& os, const CopyOptions& o, CopyReport& r, StepLog& steps, const Cu& cu)
       : os_(os), o_(o), r_(r), steps_(steps), cu_(cu) {}
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -482,7 +445,7 @@ class Session {
   const Os& os_;
   const CopyOptions& o_;
   CopyReport& r_;
-  Steps& steps_;
+  StepLog& steps_;
   const Cu& cu_;
   std::vector<std::unique_ptr<Gpu>> gpus_;  // by ordinal; null where not opened
   Gpu* main_ = nullptr;
@@ -1188,7 +1151,7 @@ void Session::run(int count) {
 
 CopyReport measure_copies(const Os& os, const CopyOptions& o, const std::function<void(const std::string&)>& progress) {
   CopyReport r;
-  Steps steps(r, progress);
+  StepLog steps(r.steps, progress);
   if (o.bytes == 0 || o.samples < 1 || o.copies_per_sample < 1 || o.warmup < 0 || o.device < 0) {
     steps.note(
         "options", false, "invalid",

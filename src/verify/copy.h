@@ -99,9 +99,12 @@ std::optional<Mismatch> first_mismatch(std::span<const std::uint8_t> expected, s
 // "offset 123456: expected 0x5a, got 0xa5" / "offset 4096: expected 0x5a, got nothing (the copy is 4096 bytes short)"
 std::string mismatch_detail(const Mismatch& m, std::uint64_t expected_size);
 
-void to_json(nlohmann::json& j, const CopyResult& r);
-void from_json(const nlohmann::json& j, CopyResult& r);
-void to_json(nlohmann::json& j, const CopyReport& r);
-void from_json(const nlohmann::json& j, CopyReport& r);
+// JSON: what `gpuready __verify-copy` prints on one line and the parent reads back. Absent keys
+// keep their defaults, so an older or a partial child's answer still reads.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CopyResult, key, device, peer, bytes, copies_per_sample, seconds,
+                                                bytes_factor, verified, verify_detail, error, method, link_gen,
+                                                link_width)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CopyReport, steps, device_count, device_name, pci_bus_id, numa_node,
+                                                peer_access, results)
 
 }  // namespace gpuready::verify
