@@ -10,6 +10,25 @@
 namespace gpuready::knowledge {
 namespace {
 
+// "989.4" -> 989.4: digits, optionally a point and more digits. Locale-free (strtod would
+// follow the C locale's decimal point); nullopt for anything else, signs and exponents included.
+// The digits are read as one integer and divided once by a power of ten, so "989.4" is the
+// double nearest 989.4 (at most 15 digits: exact in a double's 53-bit mantissa).
+std::optional<double> parse_decimal(std::string_view s) {
+  const size_t point = s.find('.');
+  const std::string_view whole = s.substr(0, point);
+  const std::string_view frac = point == std::string_view::npos ? std::string_view() : s.substr(point + 1);
+  if (!parse::all_digits(whole) || whole.size() > 9) return std::nullopt;
+  if (point != std::string_view::npos && (!parse::all_digits(frac) || frac.size() > 6)) return std::nullopt;
+  double digits = 0, scale = 1;
+  for (char c : whole) digits = digits * 10 + (c - '0');
+  for (char c : frac) {
+    digits = digits * 10 + (c - '0');
+    scale *= 10;
+  }
+  return digits / scale;
+}
+
 // Reads cells of one table by column name, recording the first error with its line.
 class RowReader {
  public:
@@ -57,6 +76,26 @@ class RowReader {
       out.insert(std::stoi(w));
     }
     return out;
+  }
+  // A plain decimal ("989.4", "67"): TFLOP/s in gpu_peaks.csv. Empty is nullopt.
+  std::optional<double> optional_decimal(size_t r, const char* column) {
+    const std::string s = text(r, column);
+    if (s.empty() || !ok_) return std::nullopt;
+    auto d = parse_decimal(s);
+    if (!d) fail(table_->lines[r], std::string(column) + " \"" + s + "\" is not a decimal number");
+    return d;
+  }
+  // FLOP per clock per SM in arch_throughput.csv: a whole number, `none` (0: no such math) or
+  // empty (nullopt: not computed).
+  std::optional<int> rate(size_t r, const char* column) {
+    const std::string s = text(r, column);
+    if (s.empty() || !ok_) return std::nullopt;
+    if (s == "none") return 0;
+    if (!parse::all_digits(s) || s.size() > 6 || s.front() == '0') {
+      fail(table_->lines[r], std::string(column) + " \"" + s + "\" is not a rate (a whole number, none or empty)");
+      return std::nullopt;
+    }
+    return std::stoi(s);
   }
   std::vector<std::string> words(size_t r, const char* column) {
     std::vector<std::string> out;
@@ -241,6 +280,41 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
     }
     if (!t.ok()) return std::nullopt;
   }
+  {
+    RowReader t(k, "gpu_peaks", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      GpuPeakRow row;
+      row.name = t.text(r, "name");
+      row.fp32 = t.optional_decimal(r, "fp32");
+      row.tf32 = t.optional_decimal(r, "tf32");
+      row.fp16 = t.optional_decimal(r, "fp16");
+      row.bf16 = t.optional_decimal(r, "bf16");
+      row.document = t.text(r, "document");
+      row.notes = t.text(r, "notes");
+      row.line = t.ok() ? t.line(r) : 0;
+      if (t.ok() && row.name.empty()) {
+        if (error) *error = "gpu_peaks.csv line " + std::to_string(row.line) + ": the name is empty";
+        return std::nullopt;
+      }
+      c.gpu_peaks.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "arch_throughput", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      ArchThroughputRow row;
+      row.cc = t.version(r, "cc").major_minor();
+      row.fp32 = t.rate(r, "fp32");
+      row.tf32 = t.rate(r, "tf32");
+      row.fp16 = t.rate(r, "fp16");
+      row.bf16 = t.rate(r, "bf16");
+      row.notes = t.text(r, "notes");
+      row.line = t.ok() ? t.line(r) : 0;
+      c.arch_throughput.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
   auto newest_first = [](auto& rows, auto key) {
     std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return key(a) > key(b); });
   };
@@ -250,6 +324,7 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
   newest_first(c.tensorflow, [](const TensorflowRow& r) { return r.version; });
   newest_first(c.pytorch, [](const PytorchRow& r) { return r.version; });
   newest_first(c.jax, [](const JaxRow& r) { return r.version; });
+  newest_first(c.arch_throughput, [](const ArchThroughputRow& r) { return r.cc; });
   return c;
 }
 
@@ -362,6 +437,19 @@ std::string Compat::architecture_of(const Version& cc) const {
 const LibraryNameRow* Compat::library(const std::string& lib, long cuda_major) const {
   for (const auto& r : library_names)
     if (r.library == lib && r.cuda_major == cuda_major) return &r;
+  return nullptr;
+}
+
+const GpuPeakRow* Compat::gpu_peak(const std::string& nvml_name) const {
+  for (const auto& r : gpu_peaks)
+    if (r.name == nvml_name) return &r;
+  return nullptr;
+}
+
+const ArchThroughputRow* Compat::arch_throughput_row(const Version& cc) const {
+  const Version mm = cc.major_minor();
+  for (const auto& r : arch_throughput)
+    if (r.cc == mm) return &r;
   return nullptr;
 }
 

@@ -1,7 +1,8 @@
 // Compat: the knowledge tables as typed rows, and the questions every later layer asks of
 // them (which driver a CUDA needs on this OS, the newest CUDA a driver runs, which
-// architectures a CUDA builds for, a GPU's compute capability by name). Built once from a
-// Knowledge; a row that does not parse is an error naming the table and line, never a guess.
+// architectures a CUDA builds for, a GPU's compute capability by name, a GPU's datasheet
+// matrix-multiply peaks, an architecture's per-SM rates). Built once from a Knowledge; a row
+// that does not parse is an error naming the table and line, never a guess.
 #pragma once
 
 #include <cstdint>
@@ -110,6 +111,27 @@ struct ErrorSignatureRow {
   std::string notes;
 };
 
+// A GPU's matrix-multiply peaks as its datasheet gives them: gpu_peaks.csv. TFLOP/s, dense (not
+// the "with sparsity" figures), FP32 accumulate for tf32/fp16/bf16. nullopt: the datasheet gives
+// no figure (the GPU lacks that math, or nothing is published); `notes` says which.
+struct GpuPeakRow {
+  std::string name;  // exactly as NVML reports it: "NVIDIA H200", "Tesla T4"
+  std::optional<double> fp32, tf32, fp16, bf16;
+  std::string document;  // the datasheet or whitepaper the figures come from
+  std::string notes;
+  int line = 0;
+};
+
+// FLOP per clock per SM for one compute capability: arch_throughput.csv. Only rates that are the
+// same for every product of the capability. nullopt: not computed (it differs between products
+// or is not established; `notes` says why); 0: the capability has no such math ("none").
+struct ArchThroughputRow {
+  Version cc;  // 9.0
+  std::optional<int> fp32, tf32, fp16, bf16;
+  std::string notes;
+  int line = 0;
+};
+
 class Compat {
  public:
   // Typed view of k. nullopt with *error ("pytorch.csv line 12: python_min \"3.x\" is not a version").
@@ -141,6 +163,11 @@ class Compat {
   // An architecture name for a compute capability ("Turing" for 7.5), "" if none known.
   [[nodiscard]] std::string architecture_of(const Version& cc) const;
   [[nodiscard]] const LibraryNameRow* library(const std::string& library, long cuda_major) const;
+  // The datasheet peaks of a GPU by its exact NVML name ("NVIDIA H100 80GB HBM3"; no folding: the
+  // name tells SXM from PCIe and NVL boards apart); nullptr when the table has no row for it.
+  [[nodiscard]] const GpuPeakRow* gpu_peak(const std::string& nvml_name) const;
+  // The per-SM rates of a compute capability (by major.minor); nullptr when none are known.
+  [[nodiscard]] const ArchThroughputRow* arch_throughput_row(const Version& cc) const;
 
   std::vector<CudaDriverRow> cuda_driver;  // newest first
   std::vector<MinorCompatRow> minor_compat;
@@ -152,6 +179,8 @@ class Compat {
   std::vector<PytorchRow> pytorch;         // newest first
   std::vector<JaxRow> jax;                 // newest first
   std::vector<ErrorSignatureRow> error_signatures;  // table order: specific before generic
+  std::vector<GpuPeakRow> gpu_peaks;
+  std::vector<ArchThroughputRow> arch_throughput;  // newest first
 };
 
 // Whether kernels built for `sm` (with PTX of the newest when `ptx`) run on a GPU of sm `g`.

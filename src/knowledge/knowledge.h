@@ -1,6 +1,7 @@
 // Knowledge: the compatibility tables (data/*.csv: CUDA driver floors, architectures, GPUs,
-// cuDNN, library names, TensorFlow, PyTorch, JAX), loaded from the copy compiled into the
-// binary or from a newer data folder. Every table must have a non-empty `source` in each row.
+// cuDNN, library names, TensorFlow, PyTorch, JAX, error signatures, GPU matrix-multiply peaks
+// and per-architecture throughput), loaded from the copy compiled into the binary or from a
+// newer data folder. Every table must have a non-empty `source` in each row.
 #pragma once
 
 #include <map>
@@ -15,7 +16,7 @@ namespace gpuready::knowledge {
 // The tables gpuready needs; a data folder must provide each of them.
 inline constexpr const char* kTableNames[] = {"cuda_driver", "cuda_minor_compat", "cuda_arch",  "gpus",
                                               "cudnn",       "library_names",     "tensorflow", "pytorch",
-                                              "jax",         "error_signatures"};
+                                              "jax",         "error_signatures",  "gpu_peaks",  "arch_throughput"};
 
 class Knowledge {
  public:

@@ -1,14 +1,21 @@
 // The knowledge tables compiled into gpuready (data/*.csv): they parse, every row has a
 // source, versions parse, and the tables agree with each other (no framework row asks for
 // a CUDA the CUDA tables do not know or a driver floor below CUDA's own; no PyTorch wheel
-// ships kernels for an architecture its CUDA cannot build). Plus the CSV parser itself.
-#include <gtest/gtest.h>
+// ships kernels for an architecture its CUDA cannot build; GEMM peaks are sourced decimals that
+// agree with each other, with gpus.csv's names and with the per-architecture rates). Plus the
+// CSV parser itself.
+#include "knowledge/knowledge.h"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/version.h"
-#include "knowledge/knowledge.h"
+#include "knowledge/compat.h"
 #include "support/test_os.h"
 
 using namespace gpuready;
@@ -39,6 +46,16 @@ std::set<std::string> words(const std::string& s) {
   std::istringstream in(s);
   for (std::string w; in >> w;) out.insert(w);
   return out;
+}
+
+// A TFLOP/s cell of gpu_peaks.csv: digits with at most one decimal point ("989.4", "67").
+bool plain_decimal(const std::string& s) {
+  const size_t point = s.find('.');
+  const std::string whole = s.substr(0, point), frac = point == std::string::npos ? "" : s.substr(point + 1);
+  auto digits = [](const std::string& d) {
+    return !d.empty() && d.find_first_not_of("0123456789") == std::string::npos;
+  };
+  return digits(whole) && (point == std::string::npos || digits(frac));
 }
 
 std::string major_minor(const std::string& v) {
@@ -91,6 +108,7 @@ TEST(Knowledge, VersionsParse) {
       {"tensorflow", {"tf_version", "python_min", "python_max", "cuda", "cudnn"}},
       {"pytorch", {"torch_version", "cuda", "python_min", "python_max", "cudnn"}},
       {"jax", {"jax_version", "cuda_major", "cuda_min", "cudnn_min", "python_min", "python_max", "min_driver_linux"}},
+      {"arch_throughput", {"cc"}},
   };
   for (const auto& [name, columns] : version_columns) {
     const CsvTable& t = table(name.c_str());
@@ -207,4 +225,144 @@ TEST(Knowledge, DataFolderOverridesAndBadFoldersSayWhy) {
   test::FixtureOs f("knowledge/no_source");
   EXPECT_FALSE(Knowledge::load_dir(f.fs, "/data", &err));
   EXPECT_NE(err.find("line 3: the row has no source"), std::string::npos) << err;
+}
+
+TEST(Knowledge, GpuPeaksAreSourcedNumbersThatAgreeWithEachOther) {
+  // gpu_peaks.csv: TFLOP/s, dense, fp32 accumulate. Every row names its document and source; every
+  // figure is a plain decimal; fp16 (tensor or CUDA-core rate) is never below fp32; fp16 and bf16
+  // (both fp32 accumulate) are the same rate where both are given; tf32 is at most the fp16 rate.
+  const CsvTable& t = table("gpu_peaks");
+  std::set<std::string> names;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string where = "gpu_peaks.csv line " + std::to_string(t.lines[r]);
+    const std::string name = cell(t, r, "name");
+    EXPECT_TRUE(names.insert(name).second) << where << ": \"" << name << "\" appears twice";
+    EXPECT_FALSE(cell(t, r, "source").empty()) << where;
+    EXPECT_FALSE(cell(t, r, "document").empty()) << where;
+    std::map<std::string, double> v;
+    for (const char* c : {"fp32", "tf32", "fp16", "bf16"}) {
+      const std::string s = cell(t, r, c);
+      if (s.empty()) continue;
+      EXPECT_TRUE(plain_decimal(s)) << where << ", " << c << ": \"" << s << "\" is not a plain decimal";
+      v[c] = std::stod(s);
+      EXPECT_GT(v[c], 0) << where << ", " << c;
+    }
+    if (v.count("fp16") && v.count("fp32")) {
+      EXPECT_GE(v["fp16"], v["fp32"]) << where << ": fp16 below fp32";
+    }
+    if (v.count("fp16") && v.count("bf16")) {
+      EXPECT_DOUBLE_EQ(v["fp16"], v["bf16"]) << where << ": fp16 != bf16";
+    }
+    if (v.count("tf32") && v.count("fp16")) {
+      EXPECT_LE(v["tf32"], v["fp16"]) << where << ": tf32 above fp16";
+    }
+    // An empty cell must be explained.
+    if (v.size() < 4) {
+      EXPECT_FALSE(cell(t, r, "notes").empty()) << where << ": empty cells without notes";
+    }
+  }
+  // The typed view reads the same rows.
+  EXPECT_EQ(Compat::embedded().gpu_peaks.size(), t.rows.size());
+}
+
+TEST(Knowledge, GpuPeakNamesAreNvmlNamesFromTheGpuTable) {
+  // Each name is spelled as NVML reports it, so it must be a gpus.csv name (that table holds the
+  // driver's own names) or say why not. A GPU whose capability lacks TF32/BF16 (arch_throughput
+  // `none`) cannot have a datasheet figure for it.
+  const Compat& c = Compat::embedded();
+  std::map<std::string, Version> cc;
+  for (const auto& g : c.gpus) cc[g.name] = g.cc;
+  for (const auto& row : c.gpu_peaks) {
+    const auto it = cc.find(row.name);
+    if (it == cc.end()) {
+      EXPECT_NE(row.notes.find("Not in gpus.csv"), std::string::npos)
+          << "gpu_peaks.csv line " << row.line << ": \"" << row.name
+          << "\" is not in gpus.csv and the notes do not say why";
+      continue;
+    }
+    const ArchThroughputRow* arch = c.arch_throughput_row(it->second);
+    if (!arch) continue;
+    if (arch->tf32 == 0) {
+      EXPECT_FALSE(row.tf32) << row.name << ": cc " << it->second.str() << " has no TF32";
+    }
+    if (arch->bf16 == 0) {
+      EXPECT_FALSE(row.bf16) << row.name << ": cc " << it->second.str() << " has no BF16";
+    }
+  }
+}
+
+TEST(Knowledge, ArchThroughputRatesAreWholeNumbersOrNone) {
+  // arch_throughput.csv: FLOP/clock/SM per compute capability; a rate, `none` or empty (notes say
+  // why). fp32 is known for every listed capability (2 x 64 or 2 x 128 lanes), tensor rates are
+  // at least the fp32 rate, and each capability appears once.
+  const CsvTable& t = table("arch_throughput");
+  std::set<std::string> seen;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string where = "arch_throughput.csv line " + std::to_string(t.lines[r]);
+    EXPECT_TRUE(seen.insert(major_minor(cell(t, r, "cc"))).second) << where << ": capability listed twice";
+    const std::string fp32 = cell(t, r, "fp32");
+    EXPECT_TRUE(fp32 == "128" || fp32 == "256") << where << ": fp32 \"" << fp32 << "\"";
+    for (const char* c : {"tf32", "fp16", "bf16"}) {
+      const std::string s = cell(t, r, c);
+      if (s.empty() || s == "none") continue;
+      ASSERT_TRUE(s.find_first_not_of("0123456789") == std::string::npos) << where << ", " << c << ": \"" << s << "\"";
+      EXPECT_GE(std::stoi(s), std::stoi(fp32)) << where << ", " << c;
+    }
+    EXPECT_FALSE(cell(t, r, "notes").empty()) << where;
+  }
+  // The typed view: 9.0 is Hopper's 4096 FLOP/clock/SM for fp16; 7.5 has no TF32 (0).
+  const Compat& c = Compat::embedded();
+  ASSERT_NE(c.arch_throughput_row(*Version::parse("9.0")), nullptr);
+  EXPECT_EQ(c.arch_throughput_row(*Version::parse("9.0"))->fp16, 4096);
+  EXPECT_EQ(c.arch_throughput_row(*Version::parse("7.5"))->tf32, 0);
+  EXPECT_EQ(c.arch_throughput_row(*Version::parse("7.5"))->fp16, std::nullopt);
+  EXPECT_EQ(c.arch_throughput_row(*Version::parse("3.7")), nullptr);
+}
+
+TEST(Knowledge, TheTestMachinesPeaksAreTheH200Datasheets) {
+  // NVIDIA H200 (SXM): FP32 67, TF32 494.7 dense (989 with sparsity), BF16/FP16 989.4 dense.
+  const GpuPeakRow* h200 = Compat::embedded().gpu_peak("NVIDIA H200");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_EQ(h200->fp32, 67);
+  EXPECT_EQ(h200->tf32, 494.7);
+  EXPECT_EQ(h200->fp16, 989.4);
+  EXPECT_EQ(h200->bf16, 989.4);
+  // The walkthrough's GTX 1650: no tensor cores, fp16 at its CUDA-core (fp32) rate.
+  const GpuPeakRow* gtx = Compat::embedded().gpu_peak("NVIDIA GeForce GTX 1650");
+  ASSERT_NE(gtx, nullptr);
+  EXPECT_EQ(gtx->fp16, gtx->fp32);
+  EXPECT_FALSE(gtx->tf32);
+  EXPECT_FALSE(gtx->bf16);
+  EXPECT_EQ(Compat::embedded().gpu_peak("nvidia h200"), nullptr);  // exact names only
+}
+
+TEST(Knowledge, BadPeakCellsAreAnErrorWithTheLine) {
+  // A data folder whose gpu_peaks.csv or arch_throughput.csv has one bad row: the CSV loads, the
+  // typed view refuses it and names the table, line and cell.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gpuready-knowledge-peaks-" + std::to_string(::getpid()));
+  std::string err;
+  auto with_row = [&](const char* name, const std::string& row) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* t : kTableNames)
+      fs::copy_file(fs::path(GPUREADY_SOURCE_DIR) / "data" / (std::string(t) + ".csv"),
+                    dir / (std::string(t) + ".csv"));
+    const CsvTable& t = table(name);
+    std::ofstream f(dir / (std::string(name) + ".csv"), std::ios::trunc);
+    for (size_t i = 0; i < t.header.size(); ++i) f << (i ? "," : "") << t.header[i];
+    f << "\n" << row << "\n";
+    f.close();
+    auto k = Knowledge::load_dir(real_os().fs, dir.string(), &err);
+    EXPECT_TRUE(k) << err;
+    return k && Compat::from(*k, &err).has_value();
+  };
+  EXPECT_FALSE(with_row("gpu_peaks", "NVIDIA X,1e3,,,,a doc,notes,a source"));
+  EXPECT_NE(err.find("gpu_peaks.csv line 2: fp32 \"1e3\" is not a decimal number"), std::string::npos) << err;
+  EXPECT_FALSE(with_row("gpu_peaks", "NVIDIA X,-5,,,,a doc,notes,a source"));
+  EXPECT_NE(err.find("fp32 \"-5\""), std::string::npos) << err;
+  EXPECT_FALSE(with_row("arch_throughput", "9.0,256,lots,,,notes,a source"));
+  EXPECT_NE(err.find("arch_throughput.csv line 2: tf32 \"lots\" is not a rate"), std::string::npos) << err;
+  EXPECT_TRUE(with_row("arch_throughput", "9.0,256,none,,4096,notes,a source")) << err;
+  fs::remove_all(dir);
 }
