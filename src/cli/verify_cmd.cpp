@@ -11,6 +11,7 @@
 #include "doctor/doctor.h"
 #include "probe/nvidia_driver.h"
 #include "report/verify_console.h"
+#include "verify/gpu_checks.h"
 #include "verify/nvcc_check.h"
 #include "verify/verify.h"
 
@@ -24,10 +25,17 @@ struct VerifyCmdOptions {
   double size_mib = 0;             // 0: the mode's default
   int samples = 0;
   double timeout_s = 120;
-  bool plant_corruption = false;
-  std::string
-      save;  // --save FILE: the snapshot with the measurements   // hidden: the forced failure the checker must catch
+  bool plant_corruption = false;  // hidden: the forced failure the checkers must catch
+  bool long_memory = false;       // --long: the thorough memory test
+  double memory_share = 0;        // 0: the mode's default
+  std::string save;               // --save FILE: the snapshot with the measurements
 };
+
+bool is_gpu_key(const std::string& t) {
+  for (const auto& k : verify::gpu_check_keys())
+    if (k == t) return true;
+  return false;
+}
 
 bool is_nvcc_key(const std::string& t) {
   for (const auto& k : verify::nvcc_keys())
@@ -37,7 +45,7 @@ bool is_nvcc_key(const std::string& t) {
 
 // "copy.h2d_pinned" -> "h2d_pinned"; "nvcc.compile" -> "nvcc.compile"; an unknown key is a usage error.
 bool copy_key_of(const std::string& t, std::string* key) {
-  if (is_nvcc_key(t)) {
+  if (is_nvcc_key(t) || is_gpu_key(t)) {
     *key = t;
     return true;
   }
@@ -77,17 +85,16 @@ std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, c
   const std::string where = last_step(r.err);
   if (!r.started) return {verify::skipped("copy", "could not start the copy child: " + r.error)};
   if (r.timed_out)
-    return {{"copy", verify::Status::fail, {}, "", {}, {}, fmt::format("the copies did not finish in {:.0f} s{}",
-                                                                        o.timeout_s, where.empty() ? "" : " (in " + where + ")"),
-             "", {}}};
+    return {verify::failed("copy", fmt::format("the copies did not finish in {:.0f} s{}", o.timeout_s,
+                                               where.empty() ? "" : " (in " + where + ")"))};
   verify::CopyReport report;
   try {
     report = nlohmann::json::parse(r.out.substr(0, r.out.find('\n'))).get<verify::CopyReport>();
   } catch (const std::exception& e) {
-    return {{"copy", verify::Status::fail, {}, "", {}, {},
-             fmt::format("the copy child ended without a report ({}{}){}", r.error.empty() ? "exit " + std::to_string(r.exit_code) : r.error,
-                         where.empty() ? "" : ", in " + where, r.err.empty() ? "" : ": " + r.err.substr(0, 300)),
-             "", {}}};
+    return {verify::failed(
+        "copy", fmt::format("the copy child ended without a report ({}{}){}",
+                            r.error.empty() ? "exit " + std::to_string(r.exit_code) : r.error,
+                            where.empty() ? "" : ", in " + where, r.err.empty() ? "" : ": " + r.err.substr(0, 300)))};
   }
   if (report.results.empty()) {
     // The driver could not be reached: every copy check is skipped with the step that failed.
@@ -104,8 +111,75 @@ std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, c
   return verify::judge_copies(report, snap);
 }
 
+// The CUDA module's checks (GEMM, cuDNN, memory) in the child `__verify-gpu`, judged here.
+std::vector<verify::Check> run_gpu(const Os& os, const VerifyCmdOptions& o, std::vector<std::string> want,
+                                   const Snapshot& snap) {
+  if (want.empty()) want = verify::gpu_check_keys();
+  auto skip_all = [&](const std::string& why) {
+    std::vector<verify::Check> out;
+    for (const auto& k : want) out.push_back(verify::skipped(k, why));
+    return out;
+  };
+  const auto self = os.proc.self_path();
+  if (!self) return skip_all("cannot find the gpuready executable to run the checks in a child");
+  verify::GpuRequest req;
+  req.checks = want;
+  req.plant_corruption = o.plant_corruption;
+  if (o.quick) {
+    req.gemm_size = 4096;
+    req.gemm_warmup = 2;
+    req.gemm_samples = 5;
+    req.gemm_sample_ms = 10;
+    req.conv_n = 8;
+    req.conv_samples = 5;
+    req.memory_share = 0.25;
+    req.memory_walking = false;
+  }
+  if (o.samples > 0) req.gemm_samples = req.conv_samples = o.samples;
+  if (o.long_memory) {
+    req.memory_share = 0.9;
+    req.memory_walking = true;
+    req.memory_rounds = 16;
+  }
+  if (o.memory_share > 0) req.memory_share = o.memory_share / 100.0;
+  verify::fill_libraries(&req, snap);
+  std::vector<std::string> argv = {*self, "__verify-gpu", "--request", nlohmann::json(req).dump()};
+  // NVML samples the clocks of the GPU the module uses: CUDA device 0 as the probe matched it.
+  for (const auto& g : snap.nvidia.gpus)
+    if (g.pci_bus_id.has() && (!g.cuda_ordinal.has() || g.cuda_ordinal.value() == req.device)) {
+      argv.insert(argv.end(), {"--bus-id", g.pci_bus_id.value()});
+      break;
+    }
+  ProcOptions po;
+  po.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+  po.max_output = 8u << 20;
+  const ProcResult r = os.proc.run(argv, po);
+  const std::string where = last_step(r.err);
+  if (!r.started) return skip_all("could not start the GPU child: " + r.error);
+  if (r.timed_out) {
+    std::vector<verify::Check> out;
+    for (const auto& k : want)
+      out.push_back(verify::failed(k, fmt::format("the GPU checks did not finish in {:.0f} s{}", o.timeout_s,
+                                                  where.empty() ? "" : " (in " + where + ")")));
+    return out;
+  }
+  verify::GpuReply reply;
+  try {
+    reply = nlohmann::json::parse(r.out.substr(0, r.out.find('\n'))).get<verify::GpuReply>();
+  } catch (const std::exception&) {
+    std::vector<verify::Check> out;
+    for (const auto& k : want)
+      out.push_back(verify::failed(
+          k, fmt::format("the GPU child ended without a report ({}{}){}",
+                         r.error.empty() ? "exit " + std::to_string(r.exit_code) : r.error,
+                         where.empty() ? "" : ", in " + where, r.err.empty() ? "" : ": " + r.err.substr(0, 300))));
+    return out;
+  }
+  return verify::judge_gpu(reply, want, snap, knowledge::Compat::embedded());
+}
+
 int run_verify_cmd(const VerifyCmdOptions& o) {
-  std::vector<std::string> only, only_nvcc;  // -t keys: copies (without "copy."), nvcc checks
+  std::vector<std::string> only, only_nvcc, only_gpu;  // -t keys: copies (without "copy."), nvcc, the module's
   for (const auto& t : o.tests) {
     std::string key;
     if (!copy_key_of(t, &key)) {
@@ -113,18 +187,22 @@ int run_verify_cmd(const VerifyCmdOptions& o) {
       for (const auto& k : verify::copy_keys()) valid += " copy." + k;
       valid += " copy.p2p_read_A_B copy.p2p_write_A_B";
       for (const auto& k : verify::nvcc_keys()) valid += " " + k;
+      for (const auto& k : verify::gpu_check_keys()) valid += " " + k;
       std::fprintf(stderr, "gpuready verify: unknown check '%s'; the checks are:%s\n", t.c_str(), valid.c_str());
       return kExitUsage;
     }
-    (is_nvcc_key(t) ? only_nvcc : only).push_back(key);
+    (is_nvcc_key(t) ? only_nvcc : is_gpu_key(t) ? only_gpu : only).push_back(key);
   }
   // No -t: every check. With -t, only the families named (nvcc keys alone run no copies, and vice versa).
   const bool copies = o.tests.empty() || !only.empty();
   const bool nvcc = o.tests.empty() || !only_nvcc.empty();
+  const bool gpu = o.tests.empty() || !only_gpu.empty();
   const Os& os = real_os();
   Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
   std::vector<verify::Check> checks;
   if (copies) checks = run_copies(os, o, only, snap);
+  if (gpu)
+    for (auto& c : run_gpu(os, o, only_gpu, snap)) checks.push_back(std::move(c));
   if (nvcc) {
     verify::NvccOptions no;
     no.only = only_nvcc;
@@ -172,11 +250,16 @@ void setup_verify(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<VerifyCmdOptions>();
   CLI::App* sub = app.add_subcommand(
       "verify",
-      "Measure the GPU stack (copies over the PCIe link and in GPU memory, checked for correctness) and judge "
-      "each number against what this hardware should reach; compile and run a tiny kernel with nvcc");
+      "Measure the GPU stack and judge each number against what this hardware should reach: copies over the PCIe "
+      "link and in GPU memory, matrix products (cuBLAS), convolutions (cuDNN), a memory pattern test, each result "
+      "checked for correctness; compile and run a tiny kernel with nvcc");
   sub->add_flag("--json", o->json, "Print the checks as JSON (schema gpuready.verify/1)");
-  sub->add_flag("--quick", o->quick, "Smaller buffers and fewer samples (a few seconds)");
-  sub->add_option("-t,--test", o->tests, "Run only this check (repeatable), e.g. copy.h2d_pinned, nvcc.compile")
+  sub->add_flag("--quick", o->quick, "Smaller buffers, fewer samples, a short memory test (about 10 seconds)");
+  sub->add_flag("--long", o->long_memory, "The thorough memory test: 90% of free GPU memory, 16 random patterns");
+  sub->add_option("--memory-share", o->memory_share, "Percent of the free GPU memory the memory test covers")
+      ->check(CLI::Range(1.0, 95.0));
+  sub->add_option("-t,--test", o->tests,
+                  "Run only this check (repeatable), e.g. copy.h2d_pinned, gemm.bf16, cudnn.conv_fwd, memory.pattern")
       ->type_name("KEY");
   sub->add_option("--size", o->size_mib, "MiB per copy (default 256; --quick 64)")->check(CLI::Range(1.0, 65536.0));
   sub->add_option("--samples", o->samples, "Timed samples per check; the median is reported")->check(CLI::Range(1, 1000));

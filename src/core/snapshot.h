@@ -212,6 +212,8 @@ struct Measurement {
   Fact<double> ratio;   // value / limit
   std::string detail;   // why this status
   bool data_ok = true;  // the result was checked and was right (false: corrupted data)
+  std::vector<std::string>
+      clock_events;  // clocks-event reasons that held the GPU back meanwhile ("hw_thermal_slowdown")
 };
 
 struct ProbeTiming {
@@ -270,7 +272,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonPackage, name, version, lo
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonEnv, interpreter, found_by, version, prefix, site_packages,
                                                 packages, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeTiming, collector, ms)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Measurement, key, status, value, unit, limit, ratio, detail, data_ok)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Measurement, key, status, value, unit, limit, ratio, detail, data_ok,
+                                                clock_events)
 
 void to_json(nlohmann::json& j, const Snapshot& s);
 // Throws std::runtime_error with a readable message on a document that is not a snapshot/1.

@@ -228,11 +228,21 @@ const std::vector<Rule>& all_rules() {
        rule_reset_pending},
       {"health.memory-needs-service", Severity::error, "a row remap failed or page retirement reached its limit",
        rule_memory_needs_service},
-      {"measured.data-corrupt", Severity::error, "gpuready verify: a copy returned different data than it was given",
+      {"measured.data-corrupt", Severity::error,
+       "gpuready verify: a copy, matrix product, convolution or memory test returned wrong data",
        rule_measured_data_corrupt},
       {"measured.copy-slow", Severity::warn,
        "gpuready verify: host<->device copies far below the PCIe link's rate (with the likely cause)",
        rule_measured_copy_slow},
+      {"measured.gemm-slow", Severity::warn,
+       "gpuready verify: matrix products far below the GPU's datasheet peak (with what held the clocks back)",
+       rule_measured_gemm_slow},
+      {"measured.throttled", Severity::warn,
+       "gpuready verify: thermal or hardware slowdown held the clocks back while a check ran", rule_measured_throttled},
+      {"measured.power-capped", Severity::info,
+       "gpuready verify: the GPU ran at its power limit during a check (normal at full load; a lowered limit costs "
+       "speed)",
+       rule_measured_power_capped},
   };
   return rules;
 }

@@ -99,5 +99,8 @@ std::vector<Finding> rule_memory_needs_service(const Context&);
 // what `gpuready verify` measured (rules_measured.cpp)
 std::vector<Finding> rule_measured_data_corrupt(const Context&);
 std::vector<Finding> rule_measured_copy_slow(const Context&);
+std::vector<Finding> rule_measured_gemm_slow(const Context&);
+std::vector<Finding> rule_measured_throttled(const Context&);
+std::vector<Finding> rule_measured_power_capped(const Context&);
 
 }  // namespace gpuready::doctor

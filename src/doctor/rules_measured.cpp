@@ -1,7 +1,9 @@
-// Rules about what `gpuready verify` measured (Snapshot::measurements): copies that corrupt data,
-// and host<->device copies far below what the link should carry, with the likely cause from the
-// link facts.
+// Rules about what `gpuready verify` measured (Snapshot::measurements): results that came back
+// wrong, host<->device copies far below what the link should carry (with the likely cause from the
+// link facts), matrix products far below the peak, and clocks held back while a check ran.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "doctor/rules.h"
 
@@ -58,6 +60,74 @@ std::vector<Finding> rule_measured_copy_slow(const Context& c) {
     out.push_back(std::move(f));
   }
   return out;
+}
+
+namespace {
+
+bool is_slowdown(const std::string& reason) { return reason != "sw_power_cap"; }
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+}  // namespace
+
+std::vector<Finding> rule_measured_gemm_slow(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& m : c.s.measurements) {
+    if (m.key.rfind("gemm.", 0) != 0 || !m.data_ok || (m.status != "warn" && m.status != "fail")) continue;
+    if (!m.value.has() || !m.ratio.has()) continue;
+    Finding f;
+    f.title = fmt::format("Matrix products ({}) reach {:.0f} TFLOP/s, {:.0f}% of this GPU's peak", m.key.substr(5),
+                          m.value.value(), 100 * m.ratio.value());
+    f.evidence = {m.key + ": " + m.detail};
+    if (!m.clock_events.empty()) f.evidence.push_back("clocks held back by: " + joined(m.clock_events));
+    f.fix = {"nvidia-smi -q -d PERFORMANCE,POWER,CLOCK,TEMPERATURE   # what limits the clocks now",
+             "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv   # other work on the GPU",
+             "# a power limit set below the default (nvidia-smi -pl), poor cooling or a GPU shared with other jobs "
+             "are the usual causes",
+             "gpuready verify -t " + m.key + "   # measure again after each change"};
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<Finding> rule_measured_throttled(const Context& c) {
+  std::vector<std::string> where, reasons;
+  for (const auto& m : c.s.measurements)
+    for (const auto& r : m.clock_events)
+      if (is_slowdown(r)) {
+        if (where.empty() || where.back() != m.key) where.push_back(m.key);
+        if (std::find(reasons.begin(), reasons.end(), r) == reasons.end()) reasons.push_back(r);
+      }
+  if (where.empty()) return {};
+  Finding f;
+  f.title = fmt::format("The GPU slowed itself down while gpuready verify ran ({})", joined(reasons));
+  f.evidence = {"during: " + joined(where)};
+  for (const auto& m : c.s.measurements)
+    if (m.key == where.front()) f.evidence.push_back(m.key + ": " + m.detail);
+  f.fix = {"nvidia-smi -q -d PERFORMANCE,TEMPERATURE   # the slowdown reasons and temperatures now",
+           "# thermal: clean the heatsink and fans, improve the airflow (laptops: a cooling pad, plugged in, "
+           "performance power mode)",
+           "# hardware slowdown / power brake: check the GPU's power cables and the power supply",
+           "gpuready verify   # measure again after each change"};
+  return {f};
+}
+
+std::vector<Finding> rule_measured_power_capped(const Context& c) {
+  std::vector<std::string> where;
+  for (const auto& m : c.s.measurements)
+    if (std::find(m.clock_events.begin(), m.clock_events.end(), "sw_power_cap") != m.clock_events.end())
+      where.push_back(m.key);
+  if (where.empty()) return {};
+  Finding f;
+  f.title = "The GPU ran at its power limit during the heaviest checks (normal under full load)";
+  f.evidence = {"during: " + joined(where)};
+  f.fix = {"nvidia-smi -q -d POWER   # the power limit now, its default and its maximum",
+           "# a limit below the default costs speed: sudo nvidia-smi -pl <default watts> restores it"};
+  return {f};
 }
 
 }  // namespace gpuready::doctor

@@ -219,37 +219,6 @@ std::optional<std::string> architecture_from_cc(int major, int minor) {
   }
 }
 
-struct ReasonBit {
-  unsigned long long bit;
-  const char* name;
-};
-constexpr ReasonBit kClockReasons[] = {
-    {nvmlClocksEventReasonGpuIdle, "gpu_idle"},
-    {nvmlClocksEventReasonApplicationsClocksSetting, "applications_clocks_setting"},
-    {nvmlClocksEventReasonSwPowerCap, "sw_power_cap"},
-    {nvmlClocksThrottleReasonHwSlowdown, "hw_slowdown"},
-    {nvmlClocksEventReasonSyncBoost, "sync_boost"},
-    {nvmlClocksEventReasonSwThermalSlowdown, "sw_thermal_slowdown"},
-    {nvmlClocksThrottleReasonHwThermalSlowdown, "hw_thermal_slowdown"},
-    {nvmlClocksThrottleReasonHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
-    {nvmlClocksEventReasonDisplayClockSetting, "display_clock_setting"},
-};
-
-std::vector<std::string> clock_reason_names(unsigned long long mask) {
-  std::vector<std::string> out;
-  unsigned long long known = 0;
-  for (const auto& r : kClockReasons) {
-    known |= r.bit;
-    if (mask & r.bit) out.emplace_back(r.name);
-  }
-  // Bits newer than this build (R610 added board-limit and reliability reasons): keep them visible.
-  for (int b = 0; b < 64; ++b) {
-    const unsigned long long bit = 1ULL << b;
-    if ((mask & bit) && !(known & bit)) out.push_back(fmt::format("unknown_0x{:x}", bit));
-  }
-  return out;
-}
-
 struct PciLocation {
   bool known = false;
   unsigned domain = 0, bus = 0, device = 0;
@@ -480,7 +449,7 @@ NvidiaGpu nvml_gpu(const NvmlQuery& q, unsigned index, nvmlDevice_t dev, PciLoca
     } else if (const nvmlReturn_t rc = fn(dev, &mask); rc != NVML_SUCCESS) {
       g.clocks_event_reasons = Fact<std::vector<std::string>>::unknown(q.failed(fn_name, rc));
     } else {
-      g.clocks_event_reasons = Fact<std::vector<std::string>>(clock_reason_names(mask));
+      g.clocks_event_reasons = Fact<std::vector<std::string>>(nvml::clock_reason_names(mask));
     }
   }
 

@@ -77,6 +77,12 @@ Check skipped(const std::string& key, const std::string& why) {
   return c;
 }
 
+Check failed(const std::string& key, const std::string& why) {
+  Check c = skipped(key, why);
+  c.status = Status::fail;
+  return c;
+}
+
 std::vector<Check> judge_copies(const CopyReport& r, const Snapshot& s, const Thresholds& t) {
   std::vector<Check> out;
   for (const auto& x : r.results) {
@@ -167,7 +173,9 @@ nlohmann::json verify_to_json(const std::vector<Check>& checks) {
                            {"ratio", opt(c.ratio)},
                            {"detail", c.detail},
                            {"method", c.method},
-                           {"samples", c.samples}});
+                           {"samples", c.samples},
+                           {"data_ok", c.data_ok},
+                           {"clock_events", c.clock_events}});
   return j;
 }
 
@@ -183,6 +191,7 @@ std::vector<Measurement> to_measurements(const std::vector<Check>& checks) {
     m.ratio = c.ratio ? Fact<double>(*c.ratio) : Fact<double>::unknown("no limit known");
     m.detail = c.detail;
     m.data_ok = c.data_ok;
+    m.clock_events = c.clock_events;
     out.push_back(std::move(m));
   }
   return out;

@@ -32,6 +32,7 @@ struct Check {
   std::string method;            // how it was measured
   std::vector<double> samples;   // every sample, same unit
   bool data_ok = true;           // false: the result was checked and was wrong
+  std::vector<std::string> clock_events;  // clocks-event reasons that held the GPU back while it ran (NVML)
 };
 
 // Median of the samples (the mean of the middle two for an even count); nullopt when empty.
@@ -60,6 +61,8 @@ std::vector<Check> judge_copies(const CopyReport& r, const Snapshot& s, const Th
 
 // A check that could not run, with the reason (no GPU, no driver, the child timed out).
 Check skipped(const std::string& key, const std::string& why);
+// A check that ran and failed without a number (a child that timed out or died), with the reason.
+Check failed(const std::string& key, const std::string& why);
 
 nlohmann::json verify_to_json(const std::vector<Check>& checks);
 

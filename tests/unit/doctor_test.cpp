@@ -488,6 +488,25 @@ const std::vector<Case>& cases() {
        [](Snapshot& s) {
          s.measurements = {measured("copy.h2d_pageable", "pass", 8.9, 0.14)};
        }},  // pageable: not judged
+      {"measured.gemm-slow", [](Snapshot& s) { s.measurements = {measured("gemm.bf16", "warn", 450, 0.45)}; },
+       [](Snapshot& s) {
+         s.measurements = {measured("gemm.bf16", "fail", 450, 0.45, false)};  // wrong data: data-corrupt says it
+       }},
+      {"measured.throttled",
+       [](Snapshot& s) {
+         s.measurements = {measured("gemm.tf32", "warn", 410, 0.83)};
+         s.measurements[0].clock_events = {"sw_thermal_slowdown"};
+       },
+       [](Snapshot& s) {
+         s.measurements = {measured("gemm.tf32", "pass", 410, 0.83)};
+         s.measurements[0].clock_events = {"sw_power_cap"};  // the power cap alone is not a slowdown
+       }},
+      {"measured.power-capped",
+       [](Snapshot& s) {
+         s.measurements = {measured("gemm.bf16", "pass", 783, 0.79)};
+         s.measurements[0].clock_events = {"sw_power_cap"};
+       },
+       [](Snapshot& s) { s.measurements = {measured("gemm.bf16", "pass", 783, 0.79)}; }},
   };
   return all;
 }

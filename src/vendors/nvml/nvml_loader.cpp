@@ -2,6 +2,8 @@
 // and return-code names. The dynamic loader's own words are kept for the report.
 #include "vendors/nvml/nvml_loader.h"
 
+#include <fmt/format.h>
+
 #include "vendors/vendor_library.h"
 
 namespace gpuready::nvml {
@@ -90,6 +92,39 @@ std::string return_name(int code) {
     default:
       return "NVML_ERROR_" + std::to_string(code);
   }
+}
+
+namespace {
+struct ReasonBit {
+  unsigned long long bit;
+  const char* name;
+};
+constexpr ReasonBit kClockReasons[] = {
+    {nvmlClocksEventReasonGpuIdle, "gpu_idle"},
+    {nvmlClocksEventReasonApplicationsClocksSetting, "applications_clocks_setting"},
+    {nvmlClocksEventReasonSwPowerCap, "sw_power_cap"},
+    {nvmlClocksThrottleReasonHwSlowdown, "hw_slowdown"},
+    {nvmlClocksEventReasonSyncBoost, "sync_boost"},
+    {nvmlClocksEventReasonSwThermalSlowdown, "sw_thermal_slowdown"},
+    {nvmlClocksThrottleReasonHwThermalSlowdown, "hw_thermal_slowdown"},
+    {nvmlClocksThrottleReasonHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
+    {nvmlClocksEventReasonDisplayClockSetting, "display_clock_setting"},
+};
+}  // namespace
+
+std::vector<std::string> clock_reason_names(unsigned long long mask) {
+  std::vector<std::string> out;
+  unsigned long long known = 0;
+  for (const auto& r : kClockReasons) {
+    known |= r.bit;
+    if (mask & r.bit) out.emplace_back(r.name);
+  }
+  // Bits newer than this build (R610 added board-limit and reliability reasons): keep them visible.
+  for (int b = 0; b < 64; ++b) {
+    const unsigned long long bit = 1ULL << b;
+    if ((mask & bit) && !(known & bit)) out.push_back(fmt::format("unknown_0x{:x}", bit));
+  }
+  return out;
 }
 
 }  // namespace gpuready::nvml

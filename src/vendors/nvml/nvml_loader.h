@@ -37,4 +37,8 @@ void unload(const DynLib& dl, Library& lib);
 // "NVML_ERROR_LIB_RM_VERSION_MISMATCH" for 18; "NVML_ERROR_<n>" for codes this build does not know.
 std::string return_name(int code);
 
+// Clocks-event (formerly "throttle") reason bits as names: "gpu_idle", "sw_power_cap",
+// "hw_thermal_slowdown", ...; bits newer than this build as "unknown_0x...".
+std::vector<std::string> clock_reason_names(unsigned long long mask);
+
 }  // namespace gpuready::nvml
