@@ -39,28 +39,8 @@ bool ClockSampler::open(const Os& os, const std::vector<std::string>& candidates
     return false;
   }
   initialised_ = true;
-  unsigned domain = 0, bus = 0, dev = 0;
-  if (std::sscanf(pci_bus_id.c_str(), "%x:%x:%x", &domain, &bus, &dev) != 3) {
-    *why = "the GPU's PCI bus id is unknown";
-    return false;
-  }
-  unsigned count = 0;
-  if (n.nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS) count = 0;
-  for (unsigned i = 0; i < count; ++i) {
-    nvmlDevice_t d = nullptr;
-    if (n.nvmlDeviceGetHandleByIndex_v2(i, &d) != NVML_SUCCESS) continue;
-    nvmlPciInfo_t pci{};
-    const nvmlReturn_t rc =
-        n.nvmlDeviceGetPciInfo_v3 ? n.nvmlDeviceGetPciInfo_v3(d, &pci) : n.nvmlDeviceGetPciInfo_v2(d, &pci);
-    if (rc != NVML_SUCCESS) continue;
-    unsigned pd = 0, pb = 0, pv = 0;
-    if (std::sscanf(pci.busId, "%x:%x:%x", &pd, &pb, &pv) == 3 && pd == domain && pb == bus && pv == dev) {
-      device_ = d;
-      return true;
-    }
-  }
-  *why = "NVML lists no GPU at " + pci_bus_id;
-  return false;
+  device_ = nvml::device_at_bus_id(n, pci_bus_id, why);
+  return device_ != nullptr;
 }
 
 void ClockSampler::sample() {

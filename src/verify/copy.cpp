@@ -195,25 +195,9 @@ class LinkSampler {
     if (const nvmlReturn_t rc = n.nvmlInit_v2(); rc != NVML_SUCCESS)
       return fail(why, "nvmlInit_v2 failed: " + nvml::return_name(rc));
     initialised_ = true;
-    unsigned domain = 0, bus = 0, dev = 0;
-    if (std::sscanf(bus_id.c_str(), "%x:%x:%x", &domain, &bus, &dev) != 3)
-      return fail(why, "the GPU's PCI bus id is unknown, so NVML's device for it is too");
-    unsigned count = 0;
-    if (n.nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS) return fail(why, "nvmlDeviceGetCount_v2 failed");
-    for (unsigned i = 0; i < count && i < 64; ++i) {
-      nvmlDevice_t d = nullptr;
-      if (n.nvmlDeviceGetHandleByIndex_v2(i, &d) != NVML_SUCCESS) continue;
-      nvmlPciInfo_t pci{};
-      const nvmlReturn_t rc =
-          n.nvmlDeviceGetPciInfo_v3 ? n.nvmlDeviceGetPciInfo_v3(d, &pci) : n.nvmlDeviceGetPciInfo_v2(d, &pci);
-      if (rc != NVML_SUCCESS) continue;
-      unsigned pd = 0, pb = 0, pv = 0;
-      if (std::sscanf(pci.busId, "%x:%x:%x", &pd, &pb, &pv) == 3 && pd == domain && pb == bus && pv == dev) {
-        device_ = d;
-        return true;
-      }
-    }
-    return fail(why, "NVML lists no GPU at " + bus_id);
+    std::string where;
+    device_ = nvml::device_at_bus_id(n, bus_id, &where);
+    return device_ ? true : fail(why, where);
   }
   bool ready() const { return device_ != nullptr; }
 

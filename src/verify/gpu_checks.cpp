@@ -16,15 +16,6 @@
 namespace gpuready::verify {
 namespace {
 
-std::string dir_of(const std::string& p) {
-  const auto at = p.find_last_of("/\\");
-  return at == std::string::npos ? "" : p.substr(0, at);
-}
-std::string base_of(const std::string& p) {
-  const auto at = p.find_last_of("/\\");
-  return at == std::string::npos ? p : p.substr(at + 1);
-}
-
 GpuReply failed_reply(const std::string& step, const std::string& code, const std::string& why) {
   GpuReply r;
   r.steps.push_back({step, false, code, why, 0});
@@ -45,7 +36,7 @@ std::vector<std::string> module_candidates(const Os& os) {
   std::vector<std::string> out;
   if (auto env = os.env.get("GPUREADY_CUDA_MODULE"); env && !env->empty()) out.push_back(*env);
   if (auto self = os.proc.self_path()) {
-    const std::string dir = dir_of(*self);
+    const std::string dir = path_folder(*self);
     out.push_back(dir + "/" + module_file_name());
     out.push_back(dir + "/../lib/gpuready/" + module_file_name());
   }
@@ -129,9 +120,9 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
   for (const char* soname : {"libcudnn.so.9", "libcudnn.so.8"}) {
     for (const auto& r : s.libraries.resolutions) {
       if (r.soname != soname || !r.path.has()) continue;
-      const std::string dir = dir_of(r.canonical.empty() ? r.path.value() : r.canonical);
+      const std::string dir = path_folder(r.canonical.empty() ? r.path.value() : r.canonical);
       for (const auto& set : s.libraries.cudnn_sets)
-        if (set.dir == dir || dir_of(set.dir + "/x") == dir) pick = &set;
+        if (set.dir == dir || path_folder(set.dir + "/x") == dir) pick = &set;
     }
     if (pick) break;
   }
@@ -148,7 +139,7 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
   req->cudnn_dir = pick->dir;
   std::set<std::string> sonames;
   for (const auto& c : s.libraries.copies) {
-    if (c.library != "cudnn" || dir_of(c.path) != pick->dir) continue;
+    if (c.library != "cudnn" || path_folder(c.path) != pick->dir) continue;
     const std::string name = c.soname.empty() ? c.file_name : c.soname;
     if (!sonames.insert(name).second) continue;
     req->cudnn_files.push_back(c.path);
@@ -244,19 +235,10 @@ double tolerance_of(const std::string& key) {
 
 namespace {
 
-std::string bus_key(std::string id) {
-  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const auto colon = id.find(':');
-  if (colon == std::string::npos) return id;
-  std::string domain = id.substr(0, colon);
-  if (domain.size() > 4) domain = domain.substr(domain.size() - 4);
-  return domain + id.substr(colon);
-}
-
 const NvidiaGpu* gpu_of(const GpuReply& r, const Snapshot& s) {
   for (const auto& g : s.nvidia.gpus)
     if (!r.device.pci_bus_id.empty() && g.pci_bus_id.has() &&
-        bus_key(g.pci_bus_id.value()) == bus_key(r.device.pci_bus_id))
+        pci_bus_key(g.pci_bus_id.value()) == pci_bus_key(r.device.pci_bus_id))
       return &g;
   for (const auto& g : s.nvidia.gpus)
     if (!r.device.uuid.empty() && g.uuid.has() && g.uuid.value() == r.device.uuid) return &g;
@@ -312,6 +294,35 @@ std::string version_of_cudnn(long long v) {
 }
 std::string version_of_cuda(long long v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
 
+// What a GEMM and a convolution check share: TFLOP/s per sample, the median, the clocks held back.
+Check rate_check(const std::string& key, const std::string& method, double flop, const std::vector<double>& seconds,
+                 const ClockWindow& clocks) {
+  Check c;
+  c.key = key;
+  c.unit = "TFLOP/s";
+  c.method = method;
+  for (double sec : seconds)
+    if (sec > 0) c.samples.push_back(flop / sec / 1e12);
+  c.value = median(c.samples);
+  c.clock_events = slowdowns(clocks);
+  return c;
+}
+
+// Fails `c` when no sample was timed or a sampled output was wrong; true when it did.
+bool failed_on_data(Check& c, const PointCheck& pc, size_t points, const char* what) {
+  if (!c.value) {
+    c.status = Status::fail;
+    c.detail = "no timed sample";
+    return true;
+  }
+  if (points > 0 && pc.bad == 0) return false;
+  c.status = Status::fail;
+  c.data_ok = false;
+  c.detail = points == 0 ? fmt::format("no {} was read back to check", what)
+                         : fmt::format("{} of {} sampled {} are wrong; first: {}", pc.bad, points, what, pc.first_bad);
+  return true;
+}
+
 Check from_skip_or_error(const std::string& key, const std::string& unit, const std::string& skip,
                          const std::string& error, const std::string& method) {
   Check c;
@@ -343,15 +354,7 @@ std::vector<Check> judge_gpu(const GpuReply& r, const std::vector<std::string>& 
       out.push_back(from_skip_or_error(x.key, "TFLOP/s", x.skip, x.error, x.method));
       continue;
     }
-    Check c;
-    c.key = x.key;
-    c.unit = "TFLOP/s";
-    c.method = x.method;
-    const double flop = 2.0 * x.m * static_cast<double>(x.n) * x.k;
-    for (double sec : x.seconds)
-      if (sec > 0) c.samples.push_back(flop / sec / 1e12);
-    c.value = median(c.samples);
-    c.clock_events = slowdowns(x.clocks);
+    Check c = rate_check(x.key, x.method, 2.0 * x.m * static_cast<double>(x.n) * x.k, x.seconds, x.clocks);
     const PointCheck pc = check_points(
         x.points, [&](std::uint64_t i) { return gemm_reference(x, i); }, tolerance_of(x.key),
         [&](std::uint64_t i) { return gemm_where(x, i); });
@@ -366,15 +369,8 @@ std::vector<Check> judge_gpu(const GpuReply& r, const std::vector<std::string>& 
       c.limit = peak->tflops;
       c.ratio = c.value ? std::optional<double>(*c.value / peak->tflops) : std::nullopt;
     }
-    if (!c.value) {
-      c.status = Status::fail;
-      c.detail = "no timed sample";
-    } else if (x.points.empty() || pc.bad > 0) {
-      c.status = Status::fail;
-      c.data_ok = false;
-      c.detail = x.points.empty() ? "no result element was read back to check"
-                                  : fmt::format("{} of {} sampled elements of C are wrong; first: {}", pc.bad,
-                                                x.points.size(), pc.first_bad);
+    if (failed_on_data(c, pc, x.points.size(), "elements of C")) {
+      // the detail says what was wrong
     } else if (c.ratio) {
       c.status = grade(*c.ratio, t);
       c.detail = fmt::format("{:.2f} of the {:.1f} TFLOP/s peak ({}; pass >= {:.2f}, warn >= {:.2f}); {}", *c.ratio,
@@ -417,13 +413,13 @@ std::vector<Check> judge_gpu(const GpuReply& r, const std::vector<std::string>& 
       std::set<std::string> dirs;
       std::vector<std::string> files;
       for (const auto& f : r.loaded)
-        if (base_of(f).find("cudnn") != std::string::npos) {
-          dirs.insert(dir_of(f));
-          files.push_back(base_of(f));
+        if (path_file_name(f).find("cudnn") != std::string::npos) {
+          dirs.insert(path_folder(f));
+          files.push_back(path_file_name(f));
         }
       c.detail = fmt::format("cuDNN {} (built with CUDA runtime {}) from {}: {} file(s) loaded",
                              version_of_cudnn(r.cudnn_version), version_of_cuda(r.cudnn_cudart_version),
-                             dir_of(r.cudnn_path), files.size());
+                             path_folder(r.cudnn_path), files.size());
       c.method =
           "cudnnGetVersion / cudnnGetCudartVersion after loading the set by full path, sub-libraries first; the "
           "files mapped in the process listed afterwards";
@@ -441,30 +437,16 @@ std::vector<Check> judge_gpu(const GpuReply& r, const std::vector<std::string>& 
       out.push_back(from_skip_or_error(x.key, "TFLOP/s", x.skip, x.error, x.method));
       continue;
     }
-    Check c;
-    c.key = x.key;
-    c.unit = "TFLOP/s";
-    c.method = x.method;
     double flop = 0;
     if (x.y.size() == 4 && x.w.size() == 4)
       flop = 2.0 * x.y[0] * x.y[1] * x.y[2] * static_cast<double>(x.y[3]) * x.w[1] * x.w[2] * x.w[3];
-    for (double sec : x.seconds)
-      if (sec > 0) c.samples.push_back(flop / sec / 1e12);
-    c.value = median(c.samples);
-    c.clock_events = slowdowns(x.clocks);
+    Check c = rate_check(x.key, x.method, flop, x.seconds, x.clocks);
     const PointCheck pc = check_points(
         x.points, [&](std::uint64_t i) { return conv_reference(x, i); }, tolerance_of(x.key),
         [&](std::uint64_t i) { return conv_where(x, i); });
     const auto sec = median(x.seconds);
-    if (!c.value) {
-      c.status = Status::fail;
-      c.detail = "no timed sample";
-    } else if (x.points.empty() || pc.bad > 0) {
-      c.status = Status::fail;
-      c.data_ok = false;
-      c.detail = x.points.empty() ? "no output element was read back to check"
-                                  : fmt::format("{} of {} sampled outputs are wrong; first: {}", pc.bad,
-                                                x.points.size(), pc.first_bad);
+    if (failed_on_data(c, pc, x.points.size(), "outputs")) {
+      // the detail says what was wrong
     } else {
       c.status = hurts(c.clock_events) ? Status::warn : Status::pass;
       c.detail = fmt::format(

@@ -7,11 +7,8 @@
 #include <fmt/format.h>
 
 namespace gpuready::verify {
-namespace {
 
-// "00000000:01:00.0" (NVML) and "0000:01:00.0" (CUDA) name the same device: compare the last
-// four domain digits, bus, device and function, case-insensitively.
-std::string bus_key(std::string id) {
+std::string pci_bus_key(std::string id) {
   std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const auto colon = id.find(':');
   if (colon == std::string::npos) return id;
@@ -20,10 +17,12 @@ std::string bus_key(std::string id) {
   return domain + id.substr(colon);
 }
 
+namespace {
+
 const NvidiaGpu* gpu_of(const CopyReport& r, const Snapshot& s, int device) {
   if (!r.pci_bus_id.empty() && device == 0)
     for (const auto& g : s.nvidia.gpus)
-      if (g.pci_bus_id.has() && bus_key(g.pci_bus_id.value()) == bus_key(r.pci_bus_id)) return &g;
+      if (g.pci_bus_id.has() && pci_bus_key(g.pci_bus_id.value()) == pci_bus_key(r.pci_bus_id)) return &g;
   for (const auto& g : s.nvidia.gpus)
     if (g.cuda_ordinal.has() && g.cuda_ordinal.value() == device) return &g;
   if (static_cast<size_t>(device) < s.nvidia.gpus.size() && s.nvidia.gpus.size() == static_cast<size_t>(r.device_count))

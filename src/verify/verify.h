@@ -35,6 +35,10 @@ struct Check {
   std::vector<std::string> clock_events;  // clocks-event reasons that held the GPU back while it ran (NVML)
 };
 
+// "00000000:01:00.0" (NVML) and "0000:01:00.0" (CUDA) name the same device: the last four domain
+// digits, bus, device and function, lower-case, so equal keys mean the same GPU.
+std::string pci_bus_key(std::string id);
+
 // Median of the samples (the mean of the middle two for an even count); nullopt when empty.
 std::optional<double> median(std::vector<double> v);
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "vendors/vendor_library.h"
 
 namespace gpuready::nvml {
@@ -125,6 +127,32 @@ std::vector<std::string> clock_reason_names(unsigned long long mask) {
     if ((mask & bit) && !(known & bit)) out.push_back(fmt::format("unknown_0x{:x}", bit));
   }
   return out;
+}
+
+nvmlDevice_t device_at_bus_id(const Api& n, const std::string& bus_id, std::string* why) {
+  unsigned domain = 0, bus = 0, dev = 0;
+  if (std::sscanf(bus_id.c_str(), "%x:%x:%x", &domain, &bus, &dev) != 3) {
+    *why = "the GPU's PCI bus id is unknown, so NVML's device for it is too";
+    return nullptr;
+  }
+  unsigned count = 0;
+  if (!n.nvmlDeviceGetCount_v2 || !n.nvmlDeviceGetHandleByIndex_v2 ||
+      (!n.nvmlDeviceGetPciInfo_v3 && !n.nvmlDeviceGetPciInfo_v2) || n.nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS) {
+    *why = "NVML cannot list its devices";
+    return nullptr;
+  }
+  for (unsigned i = 0; i < count && i < 64; ++i) {
+    nvmlDevice_t d = nullptr;
+    if (n.nvmlDeviceGetHandleByIndex_v2(i, &d) != NVML_SUCCESS) continue;
+    nvmlPciInfo_t pci{};
+    const nvmlReturn_t rc =
+        n.nvmlDeviceGetPciInfo_v3 ? n.nvmlDeviceGetPciInfo_v3(d, &pci) : n.nvmlDeviceGetPciInfo_v2(d, &pci);
+    if (rc != NVML_SUCCESS) continue;
+    unsigned pd = 0, pb = 0, pv = 0;
+    if (std::sscanf(pci.busId, "%x:%x:%x", &pd, &pb, &pv) == 3 && pd == domain && pb == bus && pv == dev) return d;
+  }
+  *why = "NVML lists no GPU at " + bus_id;
+  return nullptr;
 }
 
 }  // namespace gpuready::nvml

@@ -37,6 +37,10 @@ void unload(const DynLib& dl, Library& lib);
 // "NVML_ERROR_LIB_RM_VERSION_MISMATCH" for 18; "NVML_ERROR_<n>" for codes this build does not know.
 std::string return_name(int code);
 
+// The device NVML lists at a PCI bus id ("0000:01:00.0" or NVML's "00000000:01:00.0"), after
+// nvmlInit_v2; nullptr with *why when the id does not parse or no GPU sits there.
+nvmlDevice_t device_at_bus_id(const Api& n, const std::string& bus_id, std::string* why);
+
 // Clocks-event (formerly "throttle") reason bits as names: "gpu_idle", "sw_power_cap",
 // "hw_thermal_slowdown", ...; bits newer than this build as "unknown_0x...".
 std::vector<std::string> clock_reason_names(unsigned long long mask);
