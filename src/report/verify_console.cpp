@@ -25,8 +25,13 @@ std::string render_verify_console(const std::vector<verify::Check>& checks,
     passes += c.status == verify::Status::pass;
     skips += c.status == verify::Status::skip;
     std::string number;
-    if (c.value) number = fmt::format("{:>9.1f} {}", *c.value, c.unit);
-    if (c.value && c.limit && c.ratio) number += fmt::format("  ({:.2f} of {:.1f})", *c.ratio, *c.limit);
+    // Counts (memory errors) as integers; a check with no number (cudnn.load) shows its one-line detail instead.
+    if (c.value)
+      number = c.unit == "errors" ? fmt::format("{:>9.0f} {}", *c.value, c.unit)
+                                  : fmt::format("{:>9.1f} {}", *c.value, c.unit);
+    if (c.value && c.limit && c.ratio && c.unit != "errors")
+      number += fmt::format("  ({:.2f} of {:.1f})", *c.ratio, *c.limit);
+    if (!c.value && c.status == verify::Status::pass) number = c.detail;
     o += fmt::format("  {} {:<24} {}\n", paint(colour, fmt::format("{:<4}", verify::status_name(c.status))), c.key,
                      number);
     if (c.status != verify::Status::pass && !c.detail.empty()) o += "       " + c.detail + "\n";
@@ -34,7 +39,12 @@ std::string render_verify_console(const std::vector<verify::Check>& checks,
   o += fmt::format("\n{} passed, {} warned, {} failed, {} skipped\n", passes, warns, fails, skips);
   if (!findings.empty()) o += "\n" + paint(kBold, "What this means") + "\n";
   for (const auto& f : findings) {
-    o += "  " + paint(f.severity == doctor::Severity::error ? kRed : kYellow, f.title) + " [" + f.code + "]\n";
+    o += "  " +
+         paint(f.severity == doctor::Severity::error  ? kRed
+               : f.severity == doctor::Severity::warn ? kYellow
+                                                      : kCyan,
+               f.title) +
+         " [" + f.code + "]\n";
     for (const auto& e : f.evidence) o += "       seen: " + e + "\n";
     for (const auto& x : f.fix) o += "       " + x + "\n";
   }
