@@ -12,10 +12,11 @@ shift || true
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
 
-# Debian 12 packages: the compiler and build tools, the libraries gpuready builds on,
+# Debian 12 packages: the compiler and build tools, the libraries gpuready builds on (oneDNN and
+# the OpenCL headers its package config asks for: the CPU training engine of `gpuready bench`),
 # and clang with its runtimes for the fuzz targets (test mode only).
 # GoogleTest is installed in both modes: the default preset configures the tests too.
-packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev)
+packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libdnnl-dev ocl-icd-opencl-dev libgtest-dev libgmock-dev)
 if [[ $mode == test ]]; then
   packages+=(clang libclang-rt-14-dev python3)
 fi
