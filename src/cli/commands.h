@@ -47,6 +47,8 @@ void setup_verify(CLI::App& app, int* exit_code);
 void setup_probe_driver(CLI::App& app, int* exit_code);
 // Registers the hidden `__verify-copy`: copy bandwidth measured in an isolated child (verify/copy.h).
 void setup_verify_copy(CLI::App& app, int* exit_code);
+// `gpuready bench`: the CNN epoch on CPU and GPU (bench_cmd.cpp).
+void setup_bench(CLI::App& app, int* exit_code);
 // Hidden: `gpuready __verify-gpu`, the child that loads the CUDA module and runs its checks (verify_gpu_cmd.cpp).
 void setup_verify_gpu(CLI::App& app, int* exit_code);
 

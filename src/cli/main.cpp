@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   setup_probe_driver(app, &exit_code);
   setup_verify_copy(app, &exit_code);
   setup_verify_gpu(app, &exit_code);
+  setup_bench(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,52 @@
+// `gpuready bench`: the walkthrough's experiment, natively. Loads (or renders) the data, splits it,
+// hands it to each device's training engine (loaded at run time through train/engine_abi.h: the
+// CPU module libgpuready-cpu with oneDNN; the GPU engine in the CUDA module), and reports epoch
+// times, images per second, loss and accuracy on the held-out split, and the speedup.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platform/os.h"
+#include "train/bench_protocol.h"
+#include "train/dataset.h"
+
+namespace gpuready::train {
+
+inline constexpr const char* kBenchSchema = "gpuready.bench/1";
+
+// The engine module's file name for a device ("cpu": libgpuready-cpu.so) and where to look, in
+// order: $GPUREADY_CPU_MODULE / $GPUREADY_CUDA_MODULE, beside the executable, <exe dir>/../lib/gpuready/.
+std::string engine_file_name(const std::string& device);
+std::vector<std::string> engine_candidates(const Os& os, const std::string& device);
+
+// Loads the first candidate that exists, checks its ABI and trains. Never throws: a missing module,
+// one that does not load or speaks another ABI comes back as TrainReply::error, in words.
+TrainReply run_engine(const Os& os, const std::vector<std::string>& candidates, const TrainRequest& request,
+                      const Split& data,
+                      const std::function<bool(int epoch, long long step, long long steps)>& progress);
+
+struct BenchRun {
+  std::string device;  // "cpu" | "gpu"
+  TrainReply reply;
+  // Derived: the median of the timed epochs (all but the first), images per second from it.
+  std::optional<double> epoch_seconds, images_per_second, first_epoch_seconds, final_loss, accuracy;
+};
+// Fills the derived numbers from the reply (train_n: images per epoch).
+void summarise(BenchRun* run, long long train_n);
+
+struct BenchReport {
+  TrainRequest request;
+  std::string dataset;  // Dataset::source
+  long long train_images = 0, test_images = 0;
+  int skipped = 0;
+  std::vector<BenchRun> runs;
+  std::optional<double> speedup;  // cpu epoch / gpu epoch, when both ran
+};
+nlohmann::json bench_to_json(const BenchReport& r);
+std::string render_bench_console(const BenchReport& r);
+
+}  // namespace gpuready::train
