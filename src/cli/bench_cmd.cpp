@@ -20,6 +20,7 @@ struct BenchCmdOptions {
   std::string device = "all";
   std::string data;
   int images = 4000;
+  int classes = 10;  // synthetic only
   std::string size;  // HxWxC; default: the data's own (synthetic: 28x28x1)
   int batch = 128;
   int epochs = 3;
@@ -55,6 +56,7 @@ int run_bench_cmd(const BenchCmdOptions& o) {
     so.images = o.images;
     so.shape = shape.value_or(train::Shape{});
     so.seed = o.seed;
+    so.classes = o.classes;
     data = train::synthetic(so);
   } else {
     std::string err;
@@ -141,6 +143,7 @@ void setup_bench(CLI::App& app, int* exit_code) {
                   "(default: the built-in synthetic shapes)")
       ->type_name("PATH");
   sub->add_option("--images", o->images, "How many synthetic images (default 4000)")->check(CLI::Range(10, 10000000));
+  sub->add_option("--classes", o->classes, "How many synthetic classes, 2 to 10 (default 10)")->check(CLI::Range(2, 10));
   sub->add_option("--size", o->size, "Image size HxWxC, e.g. 28x28x1 or 128x128x3 (default: the data's)")
       ->type_name("HxWxC");
   sub->add_option("--batch", o->batch, "Batch size (default 128)")->check(CLI::Range(1, 65536));

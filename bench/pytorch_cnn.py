@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The walkthrough's CNN in PyTorch eager, timed as `gpuready bench` times its engines, for same-run ratios.
+
+Model (as gpuready's, src/train/reference.h): Conv2d(C, 32, 3) + ReLU, MaxPool2d(2), Conv2d(32, 64, 3) + ReLU,
+MaxPool2d(2), Flatten, Linear(flat, 128) + ReLU, Linear(128, classes); cross-entropy; Adam(lr 1e-3, eps 1e-7 as
+Keras). Data: --images random float32 images of --size HxWxC in [0, 1) with random labels (the time of an epoch
+does not depend on what the pixels show), 80% trained on as gpuready's default split does, shuffled each epoch,
+batches of --batch with the last partial batch kept. GPU: the data resident on the GPU. An epoch is timed from its
+first batch to the last update (torch.cuda.synchronize at both ends); one first epoch, then --epochs timed ones, the
+median reported. CPU: torch.set_num_threads(--threads, default every core).
+Prints one JSON object: {"cpu": {"epoch_seconds", "first_epoch_seconds", "images_per_second"}, "gpu": {...}}.
+"""
+import argparse
+import json
+import os
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+
+
+def model(c, h, w, classes):
+    h2, w2 = ((h - 2) // 2 - 2) // 2, ((w - 2) // 2 - 2) // 2
+    return nn.Sequential(nn.Conv2d(c, 32, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * h2 * w2, 128), nn.ReLU(),
+                         nn.Linear(128, classes))
+
+
+def run(device, a, c, h, w):
+    torch.manual_seed(a.seed)
+    n = int(a.images * 0.8)
+    x = torch.rand(n, c, h, w, device=device)
+    y = torch.randint(0, a.classes, (n,), device=device)
+    net = model(c, h, w, a.classes).to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-7)
+    loss_fn = nn.CrossEntropyLoss()
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    times = []
+    for _ in range(1 + a.epochs):
+        sync()
+        t0 = time.perf_counter()
+        order = torch.randperm(n, device=device)
+        for i in range(0, n, a.batch):
+            idx = order[i:i + a.batch]
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(net(x[idx]), y[idx])
+            loss.backward()
+            opt.step()
+        sync()
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times[1:]) if len(times) > 1 else times[0]
+    return {"epoch_seconds": med, "first_epoch_seconds": times[0], "images_per_second": n / med}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", choices=["cpu", "gpu", "all"], default="all")
+    ap.add_argument("--images", type=int, default=4000)
+    ap.add_argument("--size", default="28x28x1")
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    a = ap.parse_args()
+    h, w, c = (int(v) for v in a.size.lower().split("x"))
+    torch.set_num_threads(a.threads)
+    out = {}
+    if a.device in ("cpu", "all"):
+        out["cpu"] = run("cpu", a, c, h, w)
+    if a.device in ("gpu", "all") and torch.cuda.is_available():
+        out["gpu"] = run("cuda", a, c, h, w)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
