@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "platform/module_loader.h"
 #include "train/engine_abi.h"
 
 namespace gpuready::train {
@@ -32,55 +33,37 @@ TrainReply run_engine(const Os& os, const std::vector<std::string>& candidates, 
                       const Split& data,
                       const std::function<bool(int epoch, long long step, long long steps)>& progress) {
   TrainReply failed;
-  std::string tried;
-  for (const auto& c : candidates) {
-    if (!os.fs.exists(c)) {
-      tried += (tried.empty() ? "" : ", ") + c;
-      continue;
-    }
-    std::string err;
-    DynLib::Handle h = os.dl.open(c, &err);
-    if (!h) {
-      failed.error = c + " did not load: " + err;
-      return failed;
-    }
-    auto abi = reinterpret_cast<gpuready_train_abi_fn>(os.dl.symbol(h, "gpuready_train_abi"));
-    auto run = reinterpret_cast<gpuready_train_run_fn>(os.dl.symbol(h, "gpuready_train_run"));
-    auto release = reinterpret_cast<gpuready_train_free_fn>(os.dl.symbol(h, "gpuready_train_free"));
-    if (!abi || !run || !release) {
-      failed.error = c + " has no training engine (it lacks gpuready_train_run)";
-      return failed;
-    }
-    if (const int v = abi(); v != GPUREADY_TRAIN_ABI) {
-      failed.error =
-          fmt::format("{} speaks training ABI {}, this gpuready {}: rebuild them together", c, v, GPUREADY_TRAIN_ABI);
-      return failed;
-    }
-    gpuready_train_data d{data.train.images.data(), data.train.labels.data(), static_cast<long long>(data.train.size()),
-                          data.test.images.data(),  data.test.labels.data(),  static_cast<long long>(data.test.size())};
-    struct Ctx {
-      const std::function<bool(int, long long, long long)>* progress;
-    } ctx{&progress};
-    char* text = run(
-        nlohmann::json(request).dump().c_str(), &d,
-        [](int epoch, long long step, long long steps, void* p) {
-          auto* cx = static_cast<Ctx*>(p);
-          return (*cx->progress && !(*cx->progress)(epoch, step, steps)) ? 1 : 0;
-        },
-        &ctx);
-    TrainReply reply;
-    try {
-      reply = nlohmann::json::parse(text ? text : "").get<TrainReply>();
-    } catch (const std::exception& e) {
-      reply.error = std::string("the engine's reply did not read: ") + e.what();
-    }
-    release(text);
-    return reply;  // the module stays loaded until the process ends
+  const LoadedModule mod =
+      load_module(os, candidates, {"gpuready_train_abi", "gpuready_train_run", "gpuready_train_free"},
+                  GPUREADY_TRAIN_ABI, candidates.empty() ? "the engine" : path_file_name(candidates.back()));
+  if (!mod.ok()) {
+    failed.error = mod.problem == ModuleProblem::lacks_entry_points
+                       ? mod.path + " has no training engine (it lacks gpuready_train_run)"
+                       : mod.why;
+    return failed;
   }
-  failed.error = fmt::format("{} is not installed (looked at {})",
-                             candidates.empty() ? "the engine" : path_file_name(candidates.back()),
-                             tried.empty() ? "nowhere" : tried);
-  return failed;
+  auto run = reinterpret_cast<gpuready_train_run_fn>(mod.run);
+  auto release = reinterpret_cast<gpuready_train_free_fn>(mod.release);
+  gpuready_train_data d{data.train.images.data(), data.train.labels.data(), static_cast<long long>(data.train.size()),
+                        data.test.images.data(),  data.test.labels.data(),  static_cast<long long>(data.test.size())};
+  struct Ctx {
+    const std::function<bool(int, long long, long long)>* progress;
+  } ctx{&progress};
+  char* text = run(
+      nlohmann::json(request).dump().c_str(), &d,
+      [](int epoch, long long step, long long steps, void* p) {
+        auto* cx = static_cast<Ctx*>(p);
+        return (*cx->progress && !(*cx->progress)(epoch, step, steps)) ? 1 : 0;
+      },
+      &ctx);
+  TrainReply reply;
+  try {
+    reply = nlohmann::json::parse(text ? text : "").get<TrainReply>();
+  } catch (const std::exception& e) {
+    reply.error = std::string("the engine's reply did not read: ") + e.what();
+  }
+  release(text);
+  return reply;  // the module stays loaded until the process ends
 }
 
 void summarise(BenchRun* run, long long train_n) {

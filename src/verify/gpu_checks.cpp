@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/version.h"
+#include "platform/module_loader.h"
 #include "verify/gpu_abi.h"
 #include "verify/peaks.h"
 #include "verify/test_values.h"
@@ -47,48 +48,44 @@ GpuReply run_module(const Os& os, const std::vector<std::string>& candidates, co
                     const std::function<void(const std::string&)>& progress) {
   const std::string step = "load the CUDA module";
   if (progress) progress(step);
-  std::string tried;
-  for (const auto& c : candidates) {
-    if (!os.fs.exists(c)) {
-      tried += (tried.empty() ? "" : ", ") + c;
-      continue;
-    }
-    std::string err;
-    DynLib::Handle h = os.dl.open(c, &err);
-    if (!h) return failed_reply(step, "module_not_loaded", c + " did not load: " + err);
-    auto abi = reinterpret_cast<gpuready_cuda_abi_fn>(os.dl.symbol(h, "gpuready_cuda_abi"));
-    auto run = reinterpret_cast<gpuready_cuda_run_fn>(os.dl.symbol(h, "gpuready_cuda_run"));
-    auto release = reinterpret_cast<gpuready_cuda_free_fn>(os.dl.symbol(h, "gpuready_cuda_free"));
-    if (!abi || !run || !release)
-      return failed_reply(step, "not_a_module", c + " is not a gpuready CUDA module (it lacks gpuready_cuda_run)");
-    if (const int v = abi(); v != GPUREADY_CUDA_ABI)
-      return failed_reply(
-          step, "module_abi",
-          fmt::format("{} speaks ABI {}, this gpuready ABI {}: rebuild them together", c, v, GPUREADY_CUDA_ABI));
-    struct Ctx {
-      const std::function<void(const std::string&)>* progress;
-    } ctx{&progress};
-    char* text = run(
-        nlohmann::json(req).dump().c_str(),
-        [](const char* s, void* p) {
-          auto* cx = static_cast<Ctx*>(p);
-          if (*cx->progress && s) (*cx->progress)(s);
-        },
-        &ctx);
-    GpuReply reply;
-    try {
-      reply = nlohmann::json::parse(text ? text : "").get<GpuReply>();
-    } catch (const std::exception& e) {
-      reply = failed_reply("read the module's reply", "bad_reply", e.what());
-    }
-    release(text);
-    reply.steps.insert(reply.steps.begin(), DriverStep{step, true, "", c, 0});
-    return reply;  // the module stays loaded: the process ends after this
+  const LoadedModule mod = load_module(os, candidates, {"gpuready_cuda_abi", "gpuready_cuda_run", "gpuready_cuda_free"},
+                                       GPUREADY_CUDA_ABI, module_file_name());
+  switch (mod.problem) {
+    case ModuleProblem::none:
+      break;
+    case ModuleProblem::missing:
+      return failed_reply(step, "module_missing",
+                          mod.why +
+                              "; it is built where CMake finds a CUDA compiler (nvcc): rebuild gpuready on a "
+                              "machine with the CUDA toolkit, or set GPUREADY_CUDA_MODULE");
+    case ModuleProblem::not_loaded:
+      return failed_reply(step, "module_not_loaded", mod.why);
+    case ModuleProblem::lacks_entry_points:
+      return failed_reply(step, "not_a_module", mod.why + ": it is not a gpuready CUDA module");
+    case ModuleProblem::wrong_abi:
+      return failed_reply(step, "module_abi", mod.why);
   }
-  return failed_reply(step, "module_missing",
-                      fmt::format("{} is not installed (looked at {}); it is built where CMake finds a CUDA compiler "
-                                  "(nvcc): rebuild gpuready on a machine with the CUDA toolkit",
-                                  module_file_name(), tried.empty() ? "nowhere: set GPUREADY_CUDA_MODULE" : tried));
+  auto run = reinterpret_cast<gpuready_cuda_run_fn>(mod.run);
+  auto release = reinterpret_cast<gpuready_cuda_free_fn>(mod.release);
+  struct Ctx {
+    const std::function<void(const std::string&)>* progress;
+  } ctx{&progress};
+  char* text = run(
+      nlohmann::json(req).dump().c_str(),
+      [](const char* s, void* p) {
+        auto* cx = static_cast<Ctx*>(p);
+        if (*cx->progress && s) (*cx->progress)(s);
+      },
+      &ctx);
+  GpuReply reply;
+  try {
+    reply = nlohmann::json::parse(text ? text : "").get<GpuReply>();
+  } catch (const std::exception& e) {
+    reply = failed_reply("read the module's reply", "bad_reply", e.what());
+  }
+  release(text);
+  reply.steps.insert(reply.steps.begin(), DriverStep{step, true, "", mod.path, 0});
+  return reply;  // the module stays loaded: the process ends after this
 }
 
 void fill_libraries(GpuRequest* req, const Snapshot& s) {

@@ -1,0 +1,44 @@
+#include "platform/module_loader.h"
+
+namespace gpuready {
+
+LoadedModule load_module(const Os& os, const std::vector<std::string>& candidates, const ModuleSymbols& symbols,
+                         int expected_abi, const std::string& file_name) {
+  LoadedModule m;
+  std::string tried;
+  for (const auto& c : candidates) {
+    if (!os.fs.exists(c)) {
+      tried += (tried.empty() ? "" : ", ") + c;
+      continue;
+    }
+    m.path = c;
+    std::string err;
+    const DynLib::Handle h = os.dl.open(c, &err);
+    if (!h) {
+      m.problem = ModuleProblem::not_loaded;
+      m.why = c + " did not load: " + err;
+      return m;
+    }
+    m.abi = os.dl.symbol(h, symbols.abi);
+    m.run = os.dl.symbol(h, symbols.run);
+    m.release = os.dl.symbol(h, symbols.release);
+    if (!m.abi || !m.run || !m.release) {
+      m.problem = ModuleProblem::lacks_entry_points;
+      m.why = c + " lacks " + symbols.run;
+      return m;
+    }
+    const int v = reinterpret_cast<int (*)()>(m.abi)();
+    if (v != expected_abi) {
+      m.problem = ModuleProblem::wrong_abi;
+      m.why = c + " speaks ABI " + std::to_string(v) + ", this gpuready ABI " + std::to_string(expected_abi) +
+              ": rebuild them together";
+      return m;
+    }
+    m.problem = ModuleProblem::none;
+    return m;  // stays loaded until the process ends
+  }
+  m.why = file_name + " is not installed (looked at " + (tried.empty() ? std::string("nowhere") : tried) + ")";
+  return m;
+}
+
+}  // namespace gpuready
