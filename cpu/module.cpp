@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "train/bench_protocol.h"
+#include "train/dataset.h"
 #include "train/engine_abi.h"
 
 namespace gpuready::cpu {
@@ -22,15 +23,8 @@ namespace {
 std::vector<long long> shuffled(long long n, std::uint64_t seed) {
   std::vector<long long> order(static_cast<size_t>(n));
   for (long long i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
-  std::uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (long long i = n - 1; i > 0; --i) {  // Fisher-Yates with splitmix64
-    s += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = s;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(z % static_cast<std::uint64_t>(i + 1))]);
-  }
+  train::SplitMix64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
+  train::shuffle(order, rng);
   return order;
 }
 

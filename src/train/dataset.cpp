@@ -494,7 +494,7 @@ Split split(const Dataset& d, double test_fraction, std::uint64_t seed) {
   std::vector<std::size_t> train_idx, test_idx;
   for (auto& members : by_class) {
     const std::size_t n = members.size();
-    for (std::size_t i = n; i > 1; --i) std::swap(members[i - 1], members[rng.below(i)]);
+    shuffle(members, rng);
     auto n_test = static_cast<std::size_t>(std::llround(static_cast<double>(n) * test_fraction));
     if (n >= 2 && test_fraction > 0.0 && test_fraction < 1.0) n_test = std::clamp<std::size_t>(n_test, 1, n - 1);
     n_test = std::min(n_test, n);
@@ -502,7 +502,7 @@ Split split(const Dataset& d, double test_fraction, std::uint64_t seed) {
     train_idx.insert(train_idx.end(), members.begin() + static_cast<std::ptrdiff_t>(n_test), members.end());
   }
   auto make = [&](std::vector<std::size_t>& idx) {
-    for (std::size_t i = idx.size(); i > 1; --i) std::swap(idx[i - 1], idx[rng.below(i)]);
+    shuffle(idx, rng);
     Dataset out;
     out.shape = d.shape;
     out.classes = d.classes;

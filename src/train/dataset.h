@@ -125,4 +125,10 @@ struct SplitMix64 {
   std::uint64_t below(std::uint64_t n) { return n == 0 ? 0 : next() % n; }
 };
 
+// Fisher-Yates driven by `rng`: the same generator state gives the same order everywhere.
+template <class T>
+void shuffle(std::vector<T>& v, SplitMix64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+}
+
 }  // namespace gpuready::train

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "train/dataset.h"
+
 namespace gpuready::train {
 
 Dims conv_out(const Dims& x, int k, int r, int s) { return {x.n, k, x.h - r + 1, x.w - s + 1}; }
@@ -176,15 +178,8 @@ ParamLayout layout_of(const ModelSpec& m, std::string* why) {
 std::vector<float> init_params(const ModelSpec& m, std::uint64_t seed) {
   const ParamLayout l = layout_of(m);
   std::vector<float> p(l.total, 0.0f);
-  std::uint64_t state = seed ^ 0x5eed5eed5eed5eedull;
-  auto next_unit = [&state]() {  // splitmix64 -> [0, 1)
-    state += 0x9e3779b97f4a7c15ull;
-    std::uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
-  };
+  SplitMix64 rng(seed ^ 0x5eed5eed5eed5eedull);
+  auto next_unit = [&rng]() { return static_cast<double>(rng.next() >> 11) * (1.0 / 9007199254740992.0); };  // [0, 1)
   auto glorot = [&](size_t at, size_t count, double fan_in, double fan_out) {
     const double limit = std::sqrt(6.0 / (fan_in + fan_out));
     for (size_t i = 0; i < count; ++i) p[at + i] = static_cast<float>((2 * next_unit() - 1) * limit);
