@@ -42,8 +42,6 @@ struct Step {
 }  // namespace
 
 struct Engine::Net {
-  int n = 0;
-  bool training = false;
   std::vector<Step> forward, backward;
   memory x, logits, dlogits;
   std::vector<float> logits_buf, dlogits_buf;
@@ -75,8 +73,6 @@ Engine::Net& Engine::net(int n, bool training) {
   auto& slot = nets_[{n, training}];
   if (slot) return *slot;
   auto net = std::make_unique<Net>();
-  net->n = n;
-  net->training = training;
   const auto& eng = impl_->eng;
   const int k = m_.kernel, K1 = m_.conv1, K2 = m_.conv2, D = m_.dense, NC = m_.classes;
   const train::Dims xd{n, m_.c, m_.h, m_.w};
@@ -234,11 +230,16 @@ Stats loss_and_grad(const std::vector<float>& logits, const int* labels, int n, 
 
 }  // namespace
 
-Stats Engine::gradient(const float* images, const int* labels, int n) {
-  Net& t = net(n, true);
+Engine::Net& Engine::forward(const float* images, int n, bool training) {
+  Net& t = net(n, training);
   std::copy(images, images + static_cast<size_t>(n) * m_.c * m_.h * m_.w, static_cast<float*>(t.x.get_data_handle()));
   for (auto& s : t.forward) s.p.execute(impl_->stream, s.args);
   impl_->stream.wait();
+  return t;
+}
+
+Stats Engine::gradient(const float* images, const int* labels, int n) {
+  Net& t = forward(images, n, true);
   const Stats st = loss_and_grad(t.logits_buf, labels, n, m_.classes, &t.dlogits_buf);
   for (auto& s : t.backward) s.p.execute(impl_->stream, s.args);
   impl_->stream.wait();
@@ -253,10 +254,7 @@ Stats Engine::train_step(const float* images, const int* labels, int n) {
 }
 
 Stats Engine::evaluate(const float* images, const int* labels, int n) {
-  Net& t = net(n, false);
-  std::copy(images, images + static_cast<size_t>(n) * m_.c * m_.h * m_.w, static_cast<float*>(t.x.get_data_handle()));
-  for (auto& s : t.forward) s.p.execute(impl_->stream, s.args);
-  impl_->stream.wait();
+  const Net& t = forward(images, n, false);
   return loss_and_grad(t.logits_buf, labels, n, m_.classes, nullptr);
 }
 

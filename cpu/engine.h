@@ -43,6 +43,8 @@ class Engine {
  private:
   struct Net;  // the primitives and buffers for one batch size
   Net& net(int n, bool training);
+  // Copies the images in and runs the forward primitives; the logits are in the returned Net.
+  Net& forward(const float* images, int n, bool training);
   train::ModelSpec m_;
   train::ParamLayout l_;
   std::vector<float> params_, grad_;
