@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuready {
@@ -75,6 +77,9 @@ struct ProcOptions {
   std::map<std::string, std::string> set_env;  // added to (or replacing in) the inherited env
   std::vector<std::string> unset_env;
   std::string stdin_data;                      // written to the child's stdin, then closed
+  // Told each piece of the child's stderr as it arrives (progress from a long child), besides
+  // collecting it in ProcResult::err. Pieces are not lines: the caller splits them.
+  std::function<void(std::string_view)> on_stderr;
 };
 
 class Proc {

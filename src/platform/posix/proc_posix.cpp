@@ -149,6 +149,7 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
       if (m > 0) {
         const size_t room = options.max_output > sinks[s]->size() ? options.max_output - sinks[s]->size() : 0;
         sinks[s]->append(buf, std::min(room, static_cast<size_t>(m)));
+        if (s == 1 && options.on_stderr) options.on_stderr(std::string_view(buf, static_cast<size_t>(m)));
       } else if (m == 0 || (errno != EINTR && errno != EAGAIN)) {
         ::close(fds[s]);
         fds[s] = -1;

@@ -430,6 +430,7 @@ ProcResult Win32Proc::run(const std::vector<std::string>& argv, const ProcOption
         p.pending = false;
         const size_t room = options.max_output > sinks[k]->size() ? options.max_output - sinks[k]->size() : 0;
         sinks[k]->append(p.buf, std::min<size_t>(room, got));  // past the cap: keep draining, drop the bytes
+        if (k == 1 && options.on_stderr && got > 0) options.on_stderr(std::string_view(p.buf, got));
       } else if (::GetLastError() != ERROR_IO_INCOMPLETE) {
         p.pending = false;
         p.close();
