@@ -20,14 +20,6 @@
 namespace gpuready::cpu {
 namespace {
 
-std::vector<long long> shuffled(long long n, std::uint64_t seed) {
-  std::vector<long long> order(static_cast<size_t>(n));
-  for (long long i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
-  train::SplitMix64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
-  train::shuffle(order, rng);
-  return order;
-}
-
 train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d, gpuready_train_progress progress,
                       void* ctx) {
   train::TrainReply r;
@@ -40,15 +32,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
 #if defined(_OPENMP)
   if (q.threads > 0) omp_set_num_threads(q.threads);
 #endif
-  train::ModelSpec m;
-  m.c = q.c;
-  m.h = q.h;
-  m.w = q.w;
-  m.classes = q.classes;
-  m.conv1 = q.conv1;
-  m.conv2 = q.conv2;
-  m.kernel = q.kernel;
-  m.dense = q.dense;
+  const train::ModelSpec m = train::model_of(q);
   Engine e(m, train::init_params(m, q.seed));
   e.adam().lr = q.lr;
   r.engine = Engine::describe();
@@ -61,7 +45,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
   for (int epoch = 0; epoch <= q.epochs; ++epoch) {
     train::EpochResult er;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto order = shuffled(d.train_n, q.seed + 1000003ull * static_cast<std::uint64_t>(epoch + 1));
+    const auto order = train::epoch_order(d.train_n, q.seed, epoch);
     double loss_sum = 0;
     long long hits = 0;
     for (long long step = 0; step < r.steps_per_epoch; ++step) {

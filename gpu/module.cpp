@@ -233,13 +233,14 @@ void run_all(const char* request_json, gpuready_cuda_progress progress, void* ct
   if (run.stream) cudaStreamDestroy(run.stream);
 }
 
+}  // namespace
+
 char* to_c_string(const std::string& s) {
   char* out = static_cast<char*>(std::malloc(s.size() + 1));
   if (out) std::memcpy(out, s.c_str(), s.size() + 1);
   return out;
 }
 
-}  // namespace
 }  // namespace gpuready::gpu
 
 extern "C" {

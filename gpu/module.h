@@ -62,6 +62,8 @@ struct Run {
 
 // "cudaMalloc failed: out of memory (cudaErrorMemoryAllocation)"
 std::string cuda_error(const char* call, cudaError_t rc);
+// A malloc'd copy of s for the C callers of the entry points (freed by their *_free).
+char* to_c_string(const std::string& s);
 
 // A device allocation freed when it goes out of scope.
 class DevBuf {

@@ -14,6 +14,7 @@ using cublasHandle_t = struct cublasContext*;
 using cublasStatus_t = int;
 inline constexpr int CUBLAS_STATUS_SUCCESS = 0;
 inline constexpr int CUBLAS_OP_N = 0;
+inline constexpr int CUBLAS_OP_T = 1;
 inline constexpr int CUBLAS_GEMM_DEFAULT = -1;
 inline constexpr int CUBLAS_DEFAULT_MATH = 0;
 inline constexpr int CUBLAS_COMPUTE_32F = 68;
@@ -42,12 +43,18 @@ using cudnnHandle_t = struct cudnnContext*;
 using cudnnTensorDescriptor_t = struct cudnnTensorStruct*;
 using cudnnFilterDescriptor_t = struct cudnnFilterStruct*;
 using cudnnConvolutionDescriptor_t = struct cudnnConvolutionStruct*;
+using cudnnPoolingDescriptor_t = struct cudnnPoolingStruct*;
 using cudnnStatus_t = int;
 inline constexpr int CUDNN_STATUS_SUCCESS = 0;
 inline constexpr int CUDNN_DATA_FLOAT = 0;
+inline constexpr int CUDNN_DATA_BFLOAT16 = 9;
 inline constexpr int CUDNN_TENSOR_NCHW = 0;
 inline constexpr int CUDNN_CROSS_CORRELATION = 1;
-inline constexpr int CUDNN_DEFAULT_MATH = 0;
+inline constexpr int CUDNN_DEFAULT_MATH = 0;  // tensor cores allowed: TF32 for fp32 data on Ampere and newer
+inline constexpr int CUDNN_TENSOR_OP_MATH = 1;
+inline constexpr int CUDNN_FMA_MATH = 3;  // no tensor cores: fp32 stays fp32
+inline constexpr int CUDNN_POOLING_MAX_DETERMINISTIC = 3;
+inline constexpr int CUDNN_NOT_PROPAGATE_NAN = 0;
 
 // cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t: one layout for all three.
 struct cudnnAlgoPerf {
@@ -60,53 +67,72 @@ struct cudnnAlgoPerf {
   int reserved[3];
 };
 
-#define GPUREADY_CUDNN_REQUIRED(X)                                                                            \
-  X(cudnnGetVersion, std::size_t, ())                                                                         \
-  X(cudnnGetCudartVersion, std::size_t, ())                                                                   \
-  X(cudnnGetErrorString, const char*, (cudnnStatus_t))                                                        \
-  X(cudnnCreate, cudnnStatus_t, (cudnnHandle_t*))                                                             \
-  X(cudnnDestroy, cudnnStatus_t, (cudnnHandle_t))                                                             \
-  X(cudnnSetStream, cudnnStatus_t, (cudnnHandle_t, void*))                                                    \
-  X(cudnnCreateTensorDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t*))                                   \
-  X(cudnnDestroyTensorDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t))                                   \
-  X(cudnnSetTensor4dDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t, int, int, int, int, int, int))       \
-  X(cudnnCreateFilterDescriptor, cudnnStatus_t, (cudnnFilterDescriptor_t*))                                   \
-  X(cudnnDestroyFilterDescriptor, cudnnStatus_t, (cudnnFilterDescriptor_t))                                   \
-  X(cudnnSetFilter4dDescriptor, cudnnStatus_t, (cudnnFilterDescriptor_t, int, int, int, int, int, int))       \
-  X(cudnnCreateConvolutionDescriptor, cudnnStatus_t, (cudnnConvolutionDescriptor_t*))                         \
-  X(cudnnDestroyConvolutionDescriptor, cudnnStatus_t, (cudnnConvolutionDescriptor_t))                         \
-  X(cudnnSetConvolution2dDescriptor, cudnnStatus_t,                                                           \
-    (cudnnConvolutionDescriptor_t, int, int, int, int, int, int, int, int))                                   \
-  X(cudnnSetConvolutionMathType, cudnnStatus_t, (cudnnConvolutionDescriptor_t, int))                          \
-  X(cudnnGetConvolution2dForwardOutputDim, cudnnStatus_t,                                                     \
-    (cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, int*, int*, int*, int*)) \
-  X(cudnnGetConvolutionForwardAlgorithm_v7, cudnnStatus_t,                                                    \
-    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionDescriptor_t,           \
-     cudnnTensorDescriptor_t, int, int*, cudnnAlgoPerf*))                                                     \
-  X(cudnnGetConvolutionBackwardDataAlgorithm_v7, cudnnStatus_t,                                               \
-    (cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,           \
-     cudnnTensorDescriptor_t, int, int*, cudnnAlgoPerf*))                                                     \
-  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnStatus_t,                                             \
-    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,           \
-     cudnnFilterDescriptor_t, int, int*, cudnnAlgoPerf*))                                                     \
-  X(cudnnGetConvolutionForwardWorkspaceSize, cudnnStatus_t,                                                   \
-    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionDescriptor_t,           \
-     cudnnTensorDescriptor_t, int, std::size_t*))                                                             \
-  X(cudnnGetConvolutionBackwardDataWorkspaceSize, cudnnStatus_t,                                              \
-    (cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,           \
-     cudnnTensorDescriptor_t, int, std::size_t*))                                                             \
-  X(cudnnGetConvolutionBackwardFilterWorkspaceSize, cudnnStatus_t,                                            \
-    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,           \
-     cudnnFilterDescriptor_t, int, std::size_t*))                                                             \
-  X(cudnnConvolutionForward, cudnnStatus_t,                                                                   \
-    (cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*, cudnnFilterDescriptor_t, const void*,  \
-     cudnnConvolutionDescriptor_t, int, void*, std::size_t, const void*, cudnnTensorDescriptor_t, void*))     \
-  X(cudnnConvolutionBackwardData, cudnnStatus_t,                                                              \
-    (cudnnHandle_t, const void*, cudnnFilterDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*,  \
-     cudnnConvolutionDescriptor_t, int, void*, std::size_t, const void*, cudnnTensorDescriptor_t, void*))     \
-  X(cudnnConvolutionBackwardFilter, cudnnStatus_t,                                                            \
-    (cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*,  \
-     cudnnConvolutionDescriptor_t, int, void*, std::size_t, const void*, cudnnFilterDescriptor_t, void*))
+#define GPUREADY_CUDNN_REQUIRED(X)                                                                                     \
+  X(cudnnGetVersion, std::size_t, ())                                                                                  \
+  X(cudnnGetCudartVersion, std::size_t, ())                                                                            \
+  X(cudnnGetErrorString, const char*, (cudnnStatus_t))                                                                 \
+  X(cudnnCreate, cudnnStatus_t, (cudnnHandle_t*))                                                                      \
+  X(cudnnDestroy, cudnnStatus_t, (cudnnHandle_t))                                                                      \
+  X(cudnnSetStream, cudnnStatus_t, (cudnnHandle_t, void*))                                                             \
+  X(cudnnCreateTensorDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t*))                                            \
+  X(cudnnDestroyTensorDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t))                                            \
+  X(cudnnSetTensor4dDescriptor, cudnnStatus_t, (cudnnTensorDescriptor_t, int, int, int, int, int, int))                \
+  X(cudnnCreateFilterDescriptor, cudnnStatus_t, (cudnnFilterDescriptor_t*))                                            \
+  X(cudnnDestroyFilterDescriptor, cudnnStatus_t, (cudnnFilterDescriptor_t))                                            \
+  X(cudnnSetFilter4dDescriptor, cudnnStatus_t, (cudnnFilterDescriptor_t, int, int, int, int, int, int))                \
+  X(cudnnCreateConvolutionDescriptor, cudnnStatus_t, (cudnnConvolutionDescriptor_t*))                                  \
+  X(cudnnDestroyConvolutionDescriptor, cudnnStatus_t, (cudnnConvolutionDescriptor_t))                                  \
+  X(cudnnSetConvolution2dDescriptor, cudnnStatus_t,                                                                    \
+    (cudnnConvolutionDescriptor_t, int, int, int, int, int, int, int, int))                                            \
+  X(cudnnSetConvolutionMathType, cudnnStatus_t, (cudnnConvolutionDescriptor_t, int))                                   \
+  X(cudnnGetConvolution2dForwardOutputDim, cudnnStatus_t,                                                              \
+    (cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, int*, int*, int*, int*))          \
+  X(cudnnGetConvolutionForwardAlgorithm_v7, cudnnStatus_t,                                                             \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionDescriptor_t,                    \
+     cudnnTensorDescriptor_t, int, int*, cudnnAlgoPerf*))                                                              \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7, cudnnStatus_t,                                                        \
+    (cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,                    \
+     cudnnTensorDescriptor_t, int, int*, cudnnAlgoPerf*))                                                              \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnStatus_t,                                                      \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,                    \
+     cudnnFilterDescriptor_t, int, int*, cudnnAlgoPerf*))                                                              \
+  X(cudnnGetConvolutionForwardWorkspaceSize, cudnnStatus_t,                                                            \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnConvolutionDescriptor_t,                    \
+     cudnnTensorDescriptor_t, int, std::size_t*))                                                                      \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize, cudnnStatus_t,                                                       \
+    (cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,                    \
+     cudnnTensorDescriptor_t, int, std::size_t*))                                                                      \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize, cudnnStatus_t,                                                     \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionDescriptor_t,                    \
+     cudnnFilterDescriptor_t, int, std::size_t*))                                                                      \
+  X(cudnnConvolutionForward, cudnnStatus_t,                                                                            \
+    (cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*, cudnnFilterDescriptor_t, const void*,           \
+     cudnnConvolutionDescriptor_t, int, void*, std::size_t, const void*, cudnnTensorDescriptor_t, void*))              \
+  X(cudnnConvolutionBackwardData, cudnnStatus_t,                                                                       \
+    (cudnnHandle_t, const void*, cudnnFilterDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*,           \
+     cudnnConvolutionDescriptor_t, int, void*, std::size_t, const void*, cudnnTensorDescriptor_t, void*))              \
+  X(cudnnConvolutionBackwardFilter, cudnnStatus_t,                                                                     \
+    (cudnnHandle_t, const void*, cudnnTensorDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*,           \
+     cudnnConvolutionDescriptor_t, int, void*, std::size_t, const void*, cudnnFilterDescriptor_t, void*))              \
+  X(cudnnFindConvolutionForwardAlgorithmEx, cudnnStatus_t,                                                             \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, const void*, cudnnFilterDescriptor_t, const void*,                        \
+     cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, void*, int, int*, cudnnAlgoPerf*, void*, std::size_t))     \
+  X(cudnnFindConvolutionBackwardDataAlgorithmEx, cudnnStatus_t,                                                        \
+    (cudnnHandle_t, cudnnFilterDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*,                        \
+     cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, void*, int, int*, cudnnAlgoPerf*, void*, std::size_t))     \
+  X(cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnStatus_t,                                                      \
+    (cudnnHandle_t, cudnnTensorDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*,                        \
+     cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, void*, int, int*, cudnnAlgoPerf*, void*, std::size_t))     \
+  X(cudnnCreatePoolingDescriptor, cudnnStatus_t, (cudnnPoolingDescriptor_t*))                                          \
+  X(cudnnDestroyPoolingDescriptor, cudnnStatus_t, (cudnnPoolingDescriptor_t))                                          \
+  X(cudnnSetPooling2dDescriptor, cudnnStatus_t, (cudnnPoolingDescriptor_t, int, int, int, int, int, int, int, int))    \
+  X(cudnnPoolingForward, cudnnStatus_t,                                                                                \
+    (cudnnHandle_t, cudnnPoolingDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*, const void*,          \
+     cudnnTensorDescriptor_t, void*))                                                                                  \
+  X(cudnnPoolingBackward, cudnnStatus_t,                                                                               \
+    (cudnnHandle_t, cudnnPoolingDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*,                       \
+     cudnnTensorDescriptor_t, const void*, cudnnTensorDescriptor_t, const void*, const void*, cudnnTensorDescriptor_t, \
+     void*))
 
 // Algorithm names, by enum value (cudnn_cnn.h).
 inline const char* conv_fwd_algo_name(int a) {

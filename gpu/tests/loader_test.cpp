@@ -70,6 +70,8 @@ TEST(VendorAbi, ValuesEqualNvidiasHeaders) {
   EXPECT_EQ(gpuready::gpu::CUBLAS_COMPUTE_32F, static_cast<int>(::CUBLAS_COMPUTE_32F));
   EXPECT_EQ(gpuready::gpu::CUBLAS_COMPUTE_32F_FAST_TF32, static_cast<int>(::CUBLAS_COMPUTE_32F_FAST_TF32));
   EXPECT_EQ(gpuready::gpu::CUBLAS_GEMM_DEFAULT, static_cast<int>(::CUBLAS_GEMM_DEFAULT));
+  EXPECT_EQ(gpuready::gpu::CUBLAS_OP_N, static_cast<int>(::CUBLAS_OP_N));
+  EXPECT_EQ(gpuready::gpu::CUBLAS_OP_T, static_cast<int>(::CUBLAS_OP_T));
   EXPECT_EQ(gpuready::gpu::CUDA_R_16BF, static_cast<int>(::CUDA_R_16BF));
   EXPECT_EQ(gpuready::gpu::CUDA_R_16F, static_cast<int>(::CUDA_R_16F));
 #else
@@ -79,6 +81,11 @@ TEST(VendorAbi, ValuesEqualNvidiasHeaders) {
   EXPECT_EQ(gpuready::gpu::CUDNN_CROSS_CORRELATION, static_cast<int>(::CUDNN_CROSS_CORRELATION));
   EXPECT_EQ(gpuready::gpu::CUDNN_TENSOR_NCHW, static_cast<int>(::CUDNN_TENSOR_NCHW));
   EXPECT_EQ(gpuready::gpu::CUDNN_DEFAULT_MATH, static_cast<int>(::CUDNN_DEFAULT_MATH));
+  EXPECT_EQ(gpuready::gpu::CUDNN_TENSOR_OP_MATH, static_cast<int>(::CUDNN_TENSOR_OP_MATH));
+  EXPECT_EQ(gpuready::gpu::CUDNN_FMA_MATH, static_cast<int>(::CUDNN_FMA_MATH));
+  EXPECT_EQ(gpuready::gpu::CUDNN_DATA_BFLOAT16, static_cast<int>(::CUDNN_DATA_BFLOAT16));
+  EXPECT_EQ(gpuready::gpu::CUDNN_POOLING_MAX_DETERMINISTIC, static_cast<int>(::CUDNN_POOLING_MAX_DETERMINISTIC));
+  EXPECT_EQ(gpuready::gpu::CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(::CUDNN_NOT_PROPAGATE_NAN));
   EXPECT_EQ(sizeof(gpuready::gpu::cudnnAlgoPerf), sizeof(cudnnConvolutionFwdAlgoPerf_t));
   EXPECT_EQ(sizeof(gpuready::gpu::cudnnAlgoPerf), sizeof(cudnnConvolutionBwdFilterAlgoPerf_t));
 #endif

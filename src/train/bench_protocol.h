@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "train/dataset.h"
+#include "train/reference.h"
+
 namespace gpuready::train {
 
 struct TrainRequest {
@@ -18,6 +21,14 @@ struct TrainRequest {
   double lr = 1e-3;
   std::string precision = "fp32";
   int threads = 0;  // CPU: 0 = every core
+  // GPU: which device, and where cuBLAS and cuDNN are (gpuready's probe finds them; empty: the
+  // loader's default sonames).
+  int device = 0;
+  std::vector<std::string> cublas;
+  std::string cudnn_dir;
+  std::vector<std::string> cudnn_files;
+  std::string data_placement = "auto";  // GPU: "auto", "device" (all images in GPU memory) or "stream"
+  bool graphs = true;                   // GPU: replay each step from a CUDA graph
 };
 
 struct EpochResult {
@@ -27,6 +38,15 @@ struct EpochResult {
   double test_loss = 0, test_accuracy = 0;
 };
 
+// One operation of a training step, timed on its own (the GPU engine profiles a few eager steps
+// after training): what bounds the step, with the arithmetic behind it.
+struct OpProfile {
+  std::string op;
+  double seconds = 0;
+  double flop = 0;   // 2 x multiply-adds (convolutions, products)
+  double bytes = 0;  // what an ideal pass reads and writes
+};
+
 struct TrainReply {
   int abi = 0;
   std::string engine;  // "oneDNN 2.6.3 (16 threads)"
@@ -34,14 +54,42 @@ struct TrainReply {
   std::string precision;
   std::vector<EpochResult> epochs;  // epochs[0] is the first (warm-up) epoch
   long long steps_per_epoch = 0;
-  std::string error;  // empty when it trained
+  std::vector<std::string> details;  // how it ran: algorithms, graphs, where the data lived
+  double setup_seconds = 0;          // before the first epoch: libraries, device, data upload
+  std::vector<OpProfile> profile;    // one full-batch step, operation by operation (GPU)
+  std::string error;                 // empty when it trained
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainRequest, c, h, w, classes, conv1, conv2, kernel, dense, batch,
-                                                epochs, seed, lr, precision, threads)
+                                                epochs, seed, lr, precision, threads, device, cublas, cudnn_dir,
+                                                cudnn_files, data_placement, graphs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EpochResult, seconds, train_loss, train_accuracy, test_loss,
                                                 test_accuracy)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OpProfile, op, seconds, flop, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainReply, abi, engine, device, precision, epochs, steps_per_epoch,
-                                                error)
+                                                details, setup_seconds, profile, error)
+
+// The model a request describes (every engine builds the same one).
+inline ModelSpec model_of(const TrainRequest& q) {
+  ModelSpec m;
+  m.c = q.c;
+  m.h = q.h;
+  m.w = q.w;
+  m.classes = q.classes;
+  m.conv1 = q.conv1;
+  m.conv2 = q.conv2;
+  m.kernel = q.kernel;
+  m.dense = q.dense;
+  return m;
+}
+
+// The order an epoch visits the training images in: the same on every device for the same seed.
+inline std::vector<long long> epoch_order(long long n, std::uint64_t seed, int epoch) {
+  std::vector<long long> order(static_cast<std::size_t>(n < 0 ? 0 : n));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<long long>(i);
+  SplitMix64 rng((seed + 1000003ull * static_cast<std::uint64_t>(epoch + 1)) * 0x9e3779b97f4a7c15ull + 1);
+  shuffle(order, rng);
+  return order;
+}
 
 }  // namespace gpuready::train

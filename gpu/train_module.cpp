@@ -1,0 +1,338 @@
+// The CUDA module's training entry points (train/engine_abi.h): `gpuready bench`'s GPU engine.
+// Opens the device, loads cuBLAS and cuDNN where the request says, builds the engine
+// (train_engine.h) and trains as the CPU module does: the same initial weights, the same order of
+// images each epoch (train::epoch_order), the last partial batch kept; the held-out split is
+// evaluated after each epoch, untimed.
+//
+// The data live in GPU memory when they fit (uploaded once, before the first epoch; each step
+// gathers its batch through the epoch's order on the device), else each batch is gathered on the
+// host into pinned memory and copied while the previous step runs. An epoch's time runs from
+// before its first step is queued to after its last update has finished.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <exception>
+
+#include "train/bench_protocol.h"
+#include "train/engine_abi.h"
+#include "train_engine.h"
+
+namespace gpuready::gpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct PinnedBuf {
+  void* p = nullptr;
+  ~PinnedBuf() {
+    if (p) cudaFreeHost(p);
+  }
+};
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  ~Stream() {
+    if (s) cudaStreamDestroy(s);
+  }
+};
+
+struct Event {
+  cudaEvent_t e = nullptr;
+  ~Event() {
+    if (e) cudaEventDestroy(e);
+  }
+};
+
+void must(cudaError_t rc, const char* what) {
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    throw std::runtime_error(cuda_error(what, rc));
+  }
+}
+
+// The device, or why not; *name gets "NVIDIA H200 (compute capability 9.0)".
+std::string open_device(int device, Precision p, std::string* name) {
+  int count = 0, driver = 0;
+  cudaError_t rc = cudaGetDeviceCount(&count);
+  cudaDriverGetVersion(&driver);
+  if (rc != cudaSuccess) {
+    std::string words = cuda_error("cudaGetDeviceCount", rc);
+    if (rc == cudaErrorInsufficientDriver && driver == 0)
+      words += "; no CUDA driver answered (is the NVIDIA driver installed?)";
+    else if (rc == cudaErrorInsufficientDriver)
+      words += fmt::format("; the driver supports CUDA {}.{}, this module was built with CUDA {}.{}: update the driver",
+                           driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    cudaGetLastError();
+    return words;
+  }
+  if (device < 0 || device >= count) return fmt::format("CUDA device {} asked for; the runtime sees {}", device, count);
+  if (rc = cudaSetDevice(device); rc == cudaSuccess) rc = cudaFree(nullptr);
+  if (rc != cudaSuccess) return cuda_error("cudaSetDevice", rc);
+  cudaDeviceProp prop{};
+  if (rc = cudaGetDeviceProperties(&prop, device); rc != cudaSuccess) return cuda_error("cudaGetDeviceProperties", rc);
+  *name = fmt::format("{} (compute capability {}.{})", prop.name, prop.major, prop.minor);
+  if (p != Precision::fp32 && prop.major < 8)
+    return fmt::format("{} needs compute capability 8.0 (Ampere) or newer; {} is {}.{}",
+                       p == Precision::tf32 ? "TF32" : "bf16", prop.name, prop.major, prop.minor);
+  return "";
+}
+
+train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d, gpuready_train_progress progress,
+                      void* ctx) {
+  const auto t_setup = Clock::now();
+  train::TrainReply r;
+  r.abi = GPUREADY_TRAIN_ABI;
+  r.precision = q.precision;
+  const auto precision = parse_precision(q.precision);
+  if (!precision) {
+    r.error = "unknown precision '" + q.precision + "' (fp32, tf32 or bf16)";
+    return r;
+  }
+  if (d.train_n < 1) {
+    r.error = "no training images";
+    return r;
+  }
+  if (std::string e = open_device(q.device, *precision, &r.device); !e.empty()) {
+    r.error = e;
+    return r;
+  }
+  Cublas blas;
+  Cudnn dnn;
+  std::string why;
+  if (!load_cublas(q.cublas, &blas, &why)) {
+    r.error = why;
+    return r;
+  }
+  if (!load_cudnn(q.cudnn_dir, q.cudnn_files, &dnn, &why)) {
+    r.error = why;
+    return r;
+  }
+  int blas_version = 0;
+  Stream stream;
+  must(cudaStreamCreateWithFlags(&stream.s, cudaStreamNonBlocking), "cudaStreamCreate");
+  const train::ModelSpec m = train::model_of(q);
+  EngineOptions eo;
+  eo.precision = *precision;
+  eo.max_batch = static_cast<int>(std::min<long long>(std::max(1, q.batch), d.train_n));
+  eo.graphs = q.graphs;
+  eo.lr = q.lr;
+  TrainEngine e(blas, dnn, m, eo, stream.s);
+  e.set_params(train::init_params(m, q.seed));
+  {
+    cublasHandle_t h = nullptr;
+    if (blas.cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS) {
+      blas.cublasGetVersion_v2(h, &blas_version);
+      blas.cublasDestroy_v2(h);
+    }
+  }
+  const std::size_t cudnn_v = dnn.cudnnGetVersion();
+  r.engine = fmt::format("cuDNN {}.{}.{} + cuBLAS {}.{}.{}, CUDA {}.{}, {}", cudnn_v / 10000, cudnn_v % 10000 / 100,
+                         cudnn_v % 100, blas_version / 10000, blas_version % 10000 / 100, blas_version % 100,
+                         CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, q.precision);
+  r.details.push_back("cuBLAS: " + blas.lib.path);
+  r.details.push_back("cuDNN: " + dnn.lib.path);
+
+  const int batch = eo.max_batch;
+  const std::size_t image = static_cast<std::size_t>(m.c) * m.h * m.w;
+  r.steps_per_epoch = (d.train_n + batch - 1) / batch;
+
+  // Where the images live.
+  const std::size_t data_bytes =
+      static_cast<std::size_t>(d.train_n + d.test_n) * (image * sizeof(float) + sizeof(int)) +
+      static_cast<std::size_t>(d.train_n) * sizeof(int);
+  std::size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  const std::size_t margin = std::size_t{512} << 20;  // cuDNN's workspaces and the partial batch's algorithms
+  bool resident =
+      q.data_placement == "device" || (q.data_placement != "stream" && free_b > margin && data_bytes < free_b - margin);
+  DevBuf train_x, train_y, test_x, test_y, order_d;
+  if (resident) {
+    auto alloc = [&](DevBuf& b, std::size_t bytes) {
+      if (std::string err = b.alloc(std::max<std::size_t>(bytes, 16)); !err.empty()) throw std::runtime_error(err);
+    };
+    alloc(train_x, static_cast<std::size_t>(d.train_n) * image * sizeof(float));
+    alloc(train_y, static_cast<std::size_t>(d.train_n) * sizeof(int));
+    alloc(order_d, static_cast<std::size_t>(d.train_n) * sizeof(int));
+    alloc(test_x, static_cast<std::size_t>(d.test_n) * image * sizeof(float));
+    alloc(test_y, static_cast<std::size_t>(d.test_n) * sizeof(int));
+    must(cudaMemcpy(train_x.get(), d.train_images, static_cast<std::size_t>(d.train_n) * image * sizeof(float),
+                    cudaMemcpyHostToDevice),
+         "uploading the training images");
+    must(cudaMemcpy(train_y.get(), d.train_labels, static_cast<std::size_t>(d.train_n) * sizeof(int),
+                    cudaMemcpyHostToDevice),
+         "uploading the labels");
+    if (d.test_n > 0) {
+      must(cudaMemcpy(test_x.get(), d.test_images, static_cast<std::size_t>(d.test_n) * image * sizeof(float),
+                      cudaMemcpyHostToDevice),
+           "uploading the held-out images");
+      must(cudaMemcpy(test_y.get(), d.test_labels, static_cast<std::size_t>(d.test_n) * sizeof(int),
+                      cudaMemcpyHostToDevice),
+           "uploading the held-out labels");
+    }
+    r.details.push_back(fmt::format("data: in GPU memory ({:.0f} MiB uploaded once, before the first epoch)",
+                                    static_cast<double>(data_bytes) / (1 << 20)));
+  } else {
+    r.details.push_back(fmt::format(
+        "data: streamed, each batch gathered on the host into pinned memory and copied ({:.0f} MiB would not fit in "
+        "{:.0f} MiB free)",
+        static_cast<double>(data_bytes) / (1 << 20), static_cast<double>(free_b) / (1 << 20)));
+  }
+  // Streaming: two pinned host buffers and two device buffers, alternating.
+  PinnedBuf host_x[2], host_y[2];
+  DevBuf dev_x[2], dev_y[2];
+  Event done[2];
+  if (!resident)
+    for (int b = 0; b < 2; ++b) {
+      must(cudaMallocHost(&host_x[b].p, static_cast<std::size_t>(batch) * image * sizeof(float)), "cudaMallocHost");
+      must(cudaMallocHost(&host_y[b].p, static_cast<std::size_t>(batch) * sizeof(int)), "cudaMallocHost");
+      if (std::string err = dev_x[b].alloc(static_cast<std::size_t>(batch) * image * sizeof(float)); !err.empty())
+        throw std::runtime_error(err);
+      if (std::string err = dev_y[b].alloc(static_cast<std::size_t>(batch) * sizeof(int)); !err.empty())
+        throw std::runtime_error(err);
+      must(cudaEventCreateWithFlags(&done[b].e, cudaEventDisableTiming), "cudaEventCreate");
+    }
+  r.setup_seconds = since(t_setup);
+
+  // Progress: an event every `chunk` steps; the host waits for the one two chunks back, so the
+  // queue stays full and the bar follows the GPU, not the launches.
+  const long long steps = r.steps_per_epoch;
+  const long long chunk = std::max<long long>(1, steps / 50);
+  std::vector<int> order_i(static_cast<std::size_t>(d.train_n));
+  for (int epoch = 0; epoch <= q.epochs; ++epoch) {
+    train::EpochResult er;
+    const auto order = train::epoch_order(d.train_n, q.seed, epoch);
+    const auto t0 = Clock::now();
+    e.reset_epoch();
+    if (resident) {
+      for (std::size_t i = 0; i < order.size(); ++i) order_i[i] = static_cast<int>(order[i]);
+      must(cudaMemcpyAsync(order_d.get(), order_i.data(), order_i.size() * sizeof(int), cudaMemcpyHostToDevice,
+                           stream.s),
+           "uploading the epoch's order");
+    }
+    std::deque<std::pair<long long, std::unique_ptr<Event>>> marks;
+    for (long long step = 0; step < steps; ++step) {
+      const long long from = step * batch;
+      const int n = static_cast<int>(std::min<long long>(batch, d.train_n - from));
+      if (resident) {
+        e.step({train_x.as<float>(), train_y.as<int>(), order_d.as<int>()}, n, true);
+      } else {
+        const int b = static_cast<int>(step % 2);
+        must(cudaEventSynchronize(done[b].e), "cudaEventSynchronize");
+        auto* hx = static_cast<float*>(host_x[b].p);
+        auto* hy = static_cast<int*>(host_y[b].p);
+        for (int i = 0; i < n; ++i) {
+          const long long src = order[static_cast<std::size_t>(from + i)];
+          std::memcpy(hx + static_cast<std::size_t>(i) * image, d.train_images + static_cast<std::size_t>(src) * image,
+                      image * sizeof(float));
+          hy[i] = d.train_labels[src];
+        }
+        must(cudaMemcpyAsync(dev_x[b].get(), hx, static_cast<std::size_t>(n) * image * sizeof(float),
+                             cudaMemcpyHostToDevice, stream.s),
+             "cudaMemcpyAsync");
+        must(cudaMemcpyAsync(dev_y[b].get(), hy, static_cast<std::size_t>(n) * sizeof(int), cudaMemcpyHostToDevice,
+                             stream.s),
+             "cudaMemcpyAsync");
+        e.step({dev_x[b].as<float>(), dev_y[b].as<int>(), nullptr}, n, true);
+        must(cudaEventRecord(done[b].e, stream.s), "cudaEventRecord");
+      }
+      if ((step + 1) % chunk == 0 || step + 1 == steps) {
+        auto ev = std::make_unique<Event>();
+        must(cudaEventCreateWithFlags(&ev->e, cudaEventDisableTiming), "cudaEventCreate");
+        must(cudaEventRecord(ev->e, stream.s), "cudaEventRecord");
+        marks.emplace_back(step + 1, std::move(ev));
+      }
+      while (marks.size() > 2 || (step + 1 == steps && !marks.empty())) {
+        must(cudaEventSynchronize(marks.front().second->e), "cudaEventSynchronize");
+        const long long reached = marks.front().first;
+        marks.pop_front();
+        if (progress && progress(epoch, reached, steps, ctx) != 0) {
+          r.error = "stopped";
+          return r;
+        }
+      }
+    }
+    const EpochStats s = e.read_stats();
+    er.seconds = since(t0);
+    er.train_loss = s.loss_sum / static_cast<double>(d.train_n);
+    er.train_accuracy = static_cast<double>(s.hits) / static_cast<double>(d.train_n);
+    // The held-out split, untimed.
+    if (d.test_n > 0) {
+      e.reset_epoch();
+      for (long long from = 0; from < d.test_n; from += batch) {
+        const int n = static_cast<int>(std::min<long long>(batch, d.test_n - from));
+        if (resident) {
+          e.evaluate({test_x.as<float>() + static_cast<std::size_t>(from) * image, test_y.as<int>() + from, nullptr},
+                     n);
+        } else {
+          must(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
+          std::memcpy(host_x[0].p, d.test_images + static_cast<std::size_t>(from) * image,
+                      static_cast<std::size_t>(n) * image * sizeof(float));
+          std::memcpy(host_y[0].p, d.test_labels + from, static_cast<std::size_t>(n) * sizeof(int));
+          must(cudaMemcpyAsync(dev_x[0].get(), host_x[0].p, static_cast<std::size_t>(n) * image * sizeof(float),
+                               cudaMemcpyHostToDevice, stream.s),
+               "cudaMemcpyAsync");
+          must(cudaMemcpyAsync(dev_y[0].get(), host_y[0].p, static_cast<std::size_t>(n) * sizeof(int),
+                               cudaMemcpyHostToDevice, stream.s),
+               "cudaMemcpyAsync");
+          e.evaluate({dev_x[0].as<float>(), dev_y[0].as<int>(), nullptr}, n);
+        }
+      }
+      const EpochStats t = e.read_stats();
+      er.test_loss = t.loss_sum / static_cast<double>(d.test_n);
+      er.test_accuracy = static_cast<double>(t.hits) / static_cast<double>(d.test_n);
+    }
+    r.epochs.push_back(er);
+  }
+  // A few eager full-batch steps, operation by operation (after training: it changes nothing reported).
+  e.reset_epoch();
+  BatchSource first{train_x.as<float>(), train_y.as<int>(), order_d.as<int>()};
+  if (!resident) {
+    must(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
+    std::memcpy(host_x[0].p, d.train_images, static_cast<std::size_t>(batch) * image * sizeof(float));
+    std::memcpy(host_y[0].p, d.train_labels, static_cast<std::size_t>(batch) * sizeof(int));
+    must(cudaMemcpyAsync(dev_x[0].get(), host_x[0].p, static_cast<std::size_t>(batch) * image * sizeof(float),
+                         cudaMemcpyHostToDevice, stream.s),
+         "cudaMemcpyAsync");
+    must(cudaMemcpyAsync(dev_y[0].get(), host_y[0].p, static_cast<std::size_t>(batch) * sizeof(int),
+                         cudaMemcpyHostToDevice, stream.s),
+         "cudaMemcpyAsync");
+    first = {dev_x[0].as<float>(), dev_y[0].as<int>(), nullptr};
+  }
+  for (const auto& op : e.profile(first, batch, 5)) r.profile.push_back({op.op, op.seconds, op.flop, op.bytes});
+  for (auto& line : e.details()) r.details.push_back(std::move(line));
+  return r;
+}
+
+}  // namespace
+}  // namespace gpuready::gpu
+
+extern "C" {
+
+GPUREADY_TRAIN_EXPORT int gpuready_train_abi(void) { return GPUREADY_TRAIN_ABI; }
+
+GPUREADY_TRAIN_EXPORT char* gpuready_train_run(const char* request_json, const gpuready_train_data* data,
+                                               gpuready_train_progress progress, void* ctx) {
+  using namespace gpuready;
+  train::TrainReply reply;
+  reply.abi = GPUREADY_TRAIN_ABI;
+  try {
+    const auto q = nlohmann::json::parse(request_json ? request_json : "").get<train::TrainRequest>();
+    if (!data) throw std::invalid_argument("no data");
+    reply = gpu::run(q, *data, progress, ctx);
+  } catch (const std::exception& e) {
+    reply.error = e.what();
+  }
+  try {
+    return gpu::to_c_string(nlohmann::json(reply).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  } catch (...) {
+    return gpu::to_c_string("{}");
+  }
+}
+
+GPUREADY_TRAIN_EXPORT void gpuready_train_free(char* reply) { std::free(reply); }
+
+}  // extern "C"
