@@ -1,9 +1,17 @@
 // `gpuready bench`: one CNN epoch on the CPU and the GPU, natively (train/bench.h). Flags are the
 // issue's contract: --device cpu|gpu|all, --data PATH, --images N, --size HxWxC, --batch N,
 // --epochs N, --precision, --seed N, --json.
+//
+// The CPU engine runs in this process. The GPU engine runs in the hidden child `gpuready
+// __bench-engine` with a timeout (a hung driver costs the timeout, a crash costs the child): the
+// child loads (or renders) the same data from the same flags, trains, and prints the TrainReply as
+// JSON; its progress comes back on stderr as kProgressPrefix lines, which drive the bar here.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <memory>
 
 #if !defined(_WIN32)
@@ -11,7 +19,9 @@
 #endif
 
 #include "cli/commands.h"
+#include "probe/probe.h"
 #include "train/bench.h"
+#include "verify/gpu_checks.h"
 
 namespace gpuready::cli {
 namespace {
@@ -29,7 +39,110 @@ struct BenchCmdOptions {
   double test_fraction = 0.2;
   int threads = 0;
   bool json = false;
+  bool profile = false;
+  double timeout_s = 1800;  // the GPU child's
 };
+
+constexpr const char* kProgressPrefix = "gpuready-bench-progress: ";
+
+// The data the flags describe, split; false with the message printed.
+bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, train::Split* split) {
+  std::optional<train::Shape> shape;
+  if (!o.size.empty()) {
+    shape = train::parse_shape(o.size);
+    if (!shape) {
+      std::fprintf(stderr, "gpuready bench: --size '%s' is not HxWxC (e.g. 28x28x1, 128x128x3; channels 1 or 3)\n",
+                   o.size.c_str());
+      return false;
+    }
+  }
+  if (o.data.empty()) {
+    train::SyntheticOptions so;
+    so.images = o.images;
+    so.shape = shape.value_or(train::Shape{});
+    so.seed = o.seed;
+    so.classes = o.classes;
+    *data = train::synthetic(so);
+  } else {
+    std::string err;
+    auto loaded = train::load_data(os.fs, o.data, shape, &err);
+    if (!loaded) {
+      std::fprintf(stderr, "gpuready bench: %s\n", err.c_str());
+      return false;
+    }
+    *data = std::move(*loaded);
+  }
+  *split = train::split(*data, o.test_fraction, o.seed);
+  if (split->train.size() == 0) {
+    std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", data->size());
+    return false;
+  }
+  return true;
+}
+
+// The flags that make the child load the same data.
+std::vector<std::string> data_flags(const BenchCmdOptions& o) {
+  std::vector<std::string> a = {
+      "--images", std::to_string(o.images), "--classes",       std::to_string(o.classes),
+      "--seed",   std::to_string(o.seed),   "--test-fraction", fmt::format("{:.17g}", o.test_fraction)};
+  if (!o.data.empty()) a.insert(a.end(), {"--data", o.data});
+  if (!o.size.empty()) a.insert(a.end(), {"--size", o.size});
+  return a;
+}
+
+// Runs the GPU engine in `gpuready __bench-engine`; progress(epoch, step, steps) as the child reports it.
+train::TrainReply run_gpu_child(const Os& os, const BenchCmdOptions& o, const train::TrainRequest& q,
+                                const std::function<bool(int, long long, long long)>& progress) {
+  train::TrainReply failed;
+  const auto self = os.proc.self_path();
+  if (!self) {
+    failed.error = "cannot find this executable to run the GPU engine in a child process";
+    return failed;
+  }
+  std::vector<std::string> argv = {*self, "__bench-engine", "--request", nlohmann::json(q).dump()};
+  for (auto& a : data_flags(o)) argv.push_back(std::move(a));
+  ProcOptions po;
+  po.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+  po.max_output = 16u << 20;
+  std::string pending;
+  po.on_stderr = [&](std::string_view piece) {
+    pending.append(piece);
+    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1)) {
+      const std::string line = pending.substr(0, nl);
+      if (line.rfind(kProgressPrefix, 0) != 0) continue;
+      int epoch = 0;
+      long long step = 0, steps = 0;
+      if (std::sscanf(line.c_str() + std::strlen(kProgressPrefix), "%d %lld %lld", &epoch, &step, &steps) == 3 &&
+          progress)
+        progress(epoch, step, steps);
+    }
+  };
+  const ProcResult r = os.proc.run(argv, po);
+  auto tail = [](const std::string& err) {
+    std::string lines;
+    for (std::size_t at = 0; at < err.size();) {
+      std::size_t nl = err.find('\n', at);
+      if (nl == std::string::npos) nl = err.size();
+      const std::string line = err.substr(at, nl - at);
+      if (!line.empty() && line.rfind(kProgressPrefix, 0) != 0) lines += (lines.empty() ? "" : "; ") + line;
+      at = nl + 1;
+    }
+    return lines.size() > 600 ? "..." + lines.substr(lines.size() - 600) : lines;
+  };
+  if (r.timed_out) {
+    failed.error = fmt::format("the GPU engine did not finish in {:.0f} s and was stopped (--timeout){}", o.timeout_s,
+                               tail(r.err).empty() ? "" : ": " + tail(r.err));
+    return failed;
+  }
+  try {
+    return nlohmann::json::parse(r.out).get<train::TrainReply>();
+  } catch (const std::exception&) {
+    failed.error = fmt::format("the GPU engine's process ({}) gave no result{}",
+                               r.error.empty() ? fmt::format("exit code {}", r.exit_code) : r.error,
+                               tail(r.err).empty() ? "" : ": " + tail(r.err));
+    return failed;
+  }
+}
 
 bool stderr_is_terminal() {
 #if defined(_WIN32)
@@ -40,38 +153,10 @@ bool stderr_is_terminal() {
 }
 
 int run_bench_cmd(const BenchCmdOptions& o) {
-  std::optional<train::Shape> shape;
-  if (!o.size.empty()) {
-    shape = train::parse_shape(o.size);
-    if (!shape) {
-      std::fprintf(stderr, "gpuready bench: --size '%s' is not HxWxC (e.g. 28x28x1, 128x128x3; channels 1 or 3)\n",
-                   o.size.c_str());
-      return kExitUsage;
-    }
-  }
   const Os& os = real_os();
   train::Dataset data;
-  if (o.data.empty()) {
-    train::SyntheticOptions so;
-    so.images = o.images;
-    so.shape = shape.value_or(train::Shape{});
-    so.seed = o.seed;
-    so.classes = o.classes;
-    data = train::synthetic(so);
-  } else {
-    std::string err;
-    auto loaded = train::load_data(os.fs, o.data, shape, &err);
-    if (!loaded) {
-      std::fprintf(stderr, "gpuready bench: %s\n", err.c_str());
-      return kExitUsage;
-    }
-    data = std::move(*loaded);
-  }
-  const train::Split split = train::split(data, o.test_fraction, o.seed);
-  if (split.train.size() == 0) {
-    std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", data.size());
-    return kExitUsage;
-  }
+  train::Split split;
+  if (!load_split(os, o, &data, &split)) return kExitUsage;
   train::BenchReport report;
   train::TrainRequest& q = report.request;
   q.c = data.shape.c;
@@ -90,21 +175,45 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   std::vector<std::string> devices;
   if (o.device == "all" || o.device == "cpu") devices.push_back("cpu");
   if (o.device == "all" || o.device == "gpu") devices.push_back("gpu");
+  if (std::find(devices.begin(), devices.end(), "gpu") != devices.end()) {
+    // The GPU engine loads cuBLAS and cuDNN where the probe finds them, as verify's checks do.
+    const Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
+    verify::GpuRequest libs;
+    verify::fill_libraries(&libs, snap);
+    q.cublas = libs.cublas;
+    q.cudnn_dir = libs.cudnn_dir;
+    q.cudnn_files = libs.cudnn_files;
+    // What can explain a GPU that is not faster (the engine trains on CUDA device 0).
+    for (const auto& g : snap.nvidia.gpus) {
+      if (g.cuda_ordinal.has() ? g.cuda_ordinal.value() != q.device : g.index != q.device) continue;
+      train::GpuFacts f;
+      f.name = g.name.value_or("");
+      f.pcie_gen = g.pcie_gen_current.value_or(0);
+      f.pcie_gen_max = g.pcie_gen_max.value_or(0);
+      f.pcie_width = g.pcie_width_current.value_or(0);
+      f.pcie_width_max = g.pcie_width_max.value_or(0);
+      f.clocks_event_reasons = g.clocks_event_reasons.value_or({});
+      f.utilization_percent = g.utilization_percent.value_or(-1);
+      report.gpu = f;
+      break;
+    }
+  }
   const bool bar = !o.json && stderr_is_terminal();
   for (const auto& dev : devices) {
     train::BenchRun run;
     run.device = dev;
-    run.reply = train::run_engine(
-        os, train::engine_candidates(os, dev), q, split, [&](int epoch, long long step, long long steps) {
-          if (bar) {
-            const int filled = static_cast<int>(30 * step / std::max(1LL, steps));
-            std::fprintf(stderr, "\r  %s epoch %d/%d [%s%s] %lld/%lld", dev.c_str(), epoch + 1, q.epochs + 1,
-                         std::string(static_cast<size_t>(filled), '#').c_str(),
-                         std::string(static_cast<size_t>(30 - filled), '.').c_str(), step, steps);
-            std::fflush(stderr);
-          }
-          return true;
-        });
+    auto progress = [&](int epoch, long long step, long long steps) {
+      if (bar) {
+        const int filled = static_cast<int>(30 * step / std::max(1LL, steps));
+        std::fprintf(stderr, "\r  %s epoch %d/%d [%s%s] %lld/%lld", dev.c_str(), epoch + 1, q.epochs + 1,
+                     std::string(static_cast<size_t>(filled), '#').c_str(),
+                     std::string(static_cast<size_t>(30 - filled), '.').c_str(), step, steps);
+        std::fflush(stderr);
+      }
+      return true;
+    };
+    run.reply = dev == "gpu" ? run_gpu_child(os, o, q, progress)
+                             : train::run_engine(os, train::engine_candidates(os, dev), q, split, progress);
     if (bar) std::fprintf(stderr, "\r%80s\r", "");
     train::summarise(&run, report.train_images);
     report.runs.push_back(std::move(run));
@@ -118,7 +227,7 @@ int run_bench_cmd(const BenchCmdOptions& o) {
         train::bench_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    std::fputs(train::render_bench_console(report).c_str(), stdout);
+    std::fputs(train::render_bench_console(report, o.profile).c_str(), stdout);
   }
   bool any = false, all = true;
   for (const auto& r : report.runs) {
@@ -129,15 +238,32 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   return (o.device == "all" ? any : all) ? kExitOk : kExitProblems;
 }
 
-}  // namespace
+// `gpuready __bench-engine`: the GPU engine, in the child (see the top of the file).
+int run_bench_engine(const BenchCmdOptions& o, const std::string& request) {
+  train::TrainRequest q;
+  try {
+    q = nlohmann::json::parse(request).get<train::TrainRequest>();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuready __bench-engine: the request is not valid JSON: %s\n", e.what());
+    return kExitUsage;
+  }
+  const Os& os = real_os();
+  train::Dataset data;
+  train::Split split;
+  if (!load_split(os, o, &data, &split)) return kExitUsage;
+  const train::TrainReply reply = train::run_engine(
+      os, train::engine_candidates(os, "gpu"), q, split, [](int epoch, long long step, long long steps) {
+        std::fprintf(stderr, "%s%d %lld %lld\n", kProgressPrefix, epoch, step, steps);
+        std::fflush(stderr);
+        return true;
+      });
+  std::fputs((nlohmann::json(reply).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(),
+             stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
 
-void setup_bench(CLI::App& app, int* exit_code) {
-  auto o = std::make_shared<BenchCmdOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "bench",
-      "Train the walkthrough's CNN for a few epochs on the CPU and the GPU and compare: epoch time, images/s, "
-      "held-out accuracy, the speedup");
-  sub->add_option("--device", o->device, "cpu, gpu or all (default: all)")->check(CLI::IsMember({"cpu", "gpu", "all"}));
+void add_data_flags(CLI::App* sub, BenchCmdOptions* o) {
   sub->add_option("--data", o->data,
                   "A folder of class sub-folders of PNG/JPEG images, MNIST IDX files or CIFAR-10 binary batches "
                   "(default: the built-in synthetic shapes)")
@@ -146,15 +272,42 @@ void setup_bench(CLI::App& app, int* exit_code) {
   sub->add_option("--classes", o->classes, "How many synthetic classes, 2 to 10 (default 10)")->check(CLI::Range(2, 10));
   sub->add_option("--size", o->size, "Image size HxWxC, e.g. 28x28x1 or 128x128x3 (default: the data's)")
       ->type_name("HxWxC");
+  sub->add_option("--seed", o->seed, "Seed of the data, the initial weights and the shuffling (default 1)");
+  sub->add_option("--test-fraction", o->test_fraction, "Share of the data held out for accuracy (default 0.2)")
+      ->check(CLI::Range(0.0, 0.9));
+}
+
+}  // namespace
+
+void setup_bench_engine(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<BenchCmdOptions>();
+  auto request = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("__bench-engine", "");  // empty description: hidden from --help
+  sub->group("");
+  sub->add_option("--request", *request)->required();
+  add_data_flags(sub, o.get());
+  sub->callback([o, request, exit_code] { *exit_code = run_bench_engine(*o, *request); });
+}
+
+void setup_bench(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<BenchCmdOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "bench",
+      "Train the walkthrough's CNN for a few epochs on the CPU and the GPU and compare: epoch time, images/s, "
+      "held-out accuracy, the speedup");
+  sub->add_option("--device", o->device, "cpu, gpu or all (default: all)")->check(CLI::IsMember({"cpu", "gpu", "all"}));
+  add_data_flags(sub, o.get());
   sub->add_option("--batch", o->batch, "Batch size (default 128)")->check(CLI::Range(1, 65536));
   sub->add_option("--epochs", o->epochs, "Timed epochs after the first (default 3)")->check(CLI::Range(0, 1000));
   sub->add_option("--precision", o->precision, "fp32 (default), tf32 or bf16 (GPU)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
-  sub->add_option("--seed", o->seed, "Seed of the data, the initial weights and the shuffling (default 1)");
-  sub->add_option("--test-fraction", o->test_fraction, "Share of the data held out for accuracy (default 0.2)")
-      ->check(CLI::Range(0.0, 0.9));
   sub->add_option("--threads", o->threads, "CPU threads (default: every core)")->check(CLI::Range(0, 4096));
+  sub->add_option("--timeout", o->timeout_s, "Seconds the GPU run may take before it is stopped (default 1800)")
+      ->check(CLI::Range(1.0, 1e6));
   sub->add_flag("--json", o->json, "Print the result as JSON (schema gpuready.bench/1)");
+  sub->add_flag("--profile", o->profile,
+                "Also say how each engine ran (libraries, algorithms, CUDA graphs) and time one step operation by "
+                "operation");
   sub->callback([o, exit_code] { *exit_code = run_bench_cmd(*o); });
 }
 

@@ -49,6 +49,7 @@ void setup_probe_driver(CLI::App& app, int* exit_code);
 void setup_verify_copy(CLI::App& app, int* exit_code);
 // `gpuready bench`: the CNN epoch on CPU and GPU (bench_cmd.cpp).
 void setup_bench(CLI::App& app, int* exit_code);
+void setup_bench_engine(CLI::App& app, int* exit_code);  // hidden: bench's GPU child
 // Hidden: `gpuready __verify-gpu`, the child that loads the CUDA module and runs its checks (verify_gpu_cmd.cpp).
 void setup_verify_gpu(CLI::App& app, int* exit_code);
 

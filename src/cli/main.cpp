@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   setup_verify_copy(app, &exit_code);
   setup_verify_gpu(app, &exit_code);
   setup_bench(app, &exit_code);
+  setup_bench_engine(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

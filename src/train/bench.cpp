@@ -81,6 +81,54 @@ void summarise(BenchRun* run, long long train_n) {
   run->accuracy = e.back().test_accuracy;
 }
 
+std::vector<std::string> why_gpu_not_faster(const BenchReport& r) {
+  std::vector<std::string> out;
+  if (!r.speedup || *r.speedup >= 1.0) return out;
+  const BenchRun* gpu = nullptr;
+  for (const auto& run : r.runs)
+    if (run.device == "gpu") gpu = &run;
+  if (!gpu || !gpu->epoch_seconds) return out;
+  const auto& q = r.request;
+  const double step_ms =
+      gpu->reply.steps_per_epoch > 0 ? 1e3 * *gpu->epoch_seconds / static_cast<double>(gpu->reply.steps_per_epoch) : 0;
+  if (q.batch < 32)
+    out.push_back(
+        fmt::format("the batch is {} image(s): each step's kernels are too small to fill the GPU, and every "
+                    "step pays its launches and the update ({:.2f} ms per step here); try --batch 128",
+                    q.batch, step_ms));
+  else if (step_ms > 0 && step_ms < 0.5)
+    out.push_back(
+        fmt::format("a step takes {:.2f} ms: the GPU finishes each step's kernels faster than they can be "
+                    "issued, so the model or the images are too small to keep it busy ({}x{}x{})",
+                    step_ms, q.h, q.w, q.c));
+  for (const auto& d : gpu->reply.details)
+    if (d.rfind("data: streamed", 0) == 0)
+      out.push_back("the images did not fit in GPU memory: each batch was gathered on the host and crossed the link (" +
+                    d.substr(6) + ")");
+  if (r.gpu) {
+    const GpuFacts& f = *r.gpu;
+    if (f.pcie_width > 0 && f.pcie_width_max > 0 &&
+        (f.pcie_width < f.pcie_width_max || (f.pcie_gen > 0 && f.pcie_gen < f.pcie_gen_max)))
+      out.push_back(
+          fmt::format("the GPU's link runs at PCIe Gen {} x{} of Gen {} x{} (an idle GPU may lower it; "
+                      "`gpuready verify` measures the copies)",
+                      f.pcie_gen, f.pcie_width, f.pcie_gen_max, f.pcie_width_max));
+    std::string throttled;
+    for (const auto& reason : f.clocks_event_reasons)
+      if (reason.find("thermal") != std::string::npos || reason.find("power_brake") != std::string::npos ||
+          reason == "hw_slowdown" || reason == "sw_power_cap")
+        throttled += (throttled.empty() ? "" : ", ") + reason;
+    if (!throttled.empty()) out.push_back("before training the GPU's clocks were held back (" + throttled + ")");
+    if (f.utilization_percent >= 10)
+      out.push_back(fmt::format("another process was using the GPU ({}% busy before training)", f.utilization_percent));
+  }
+  if (out.empty())
+    out.push_back(
+        "no fact at hand explains it: `gpuready verify` measures the GPU's copies and matrix products "
+        "against what it should reach");
+  return out;
+}
+
 nlohmann::json bench_to_json(const BenchReport& r) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json j;
@@ -107,13 +155,18 @@ nlohmann::json bench_to_json(const BenchReport& r) {
                          {"final_loss", opt(run.final_loss)},
                          {"accuracy", opt(run.accuracy)},
                          {"epochs", e},
+                         {"setup_seconds", run.reply.setup_seconds},
+                         {"steps_per_epoch", run.reply.steps_per_epoch},
+                         {"details", run.reply.details},
+                         {"profile", run.reply.profile},
                          {"error", run.reply.error}});
   }
   j["speedup"] = opt(r.speedup);
+  if (const auto why = why_gpu_not_faster(r); !why.empty()) j["gpu_not_faster_because"] = why;
   return j;
 }
 
-std::string render_bench_console(const BenchReport& r) {
+std::string render_bench_console(const BenchReport& r, bool profile) {
   const auto& q = r.request;
   std::string o = fmt::format(
       "gpuready bench: {} ({} training, {} held out{}), {}x{}x{}, batch {}, {} timed epoch(s) "
@@ -132,7 +185,32 @@ std::string render_bench_console(const BenchReport& r) {
         run.first_epoch_seconds.value_or(0), 100 * run.accuracy.value_or(0), run.final_loss.value_or(0),
         run.reply.engine);
   }
-  if (r.speedup) o += fmt::format("\nThe GPU trains {:.1f}x as fast as the CPU.\n", *r.speedup);
+  if (r.speedup && *r.speedup >= 1.0) o += fmt::format("\nThe GPU trains {:.1f}x as fast as the CPU.\n", *r.speedup);
+  if (const auto why = why_gpu_not_faster(r); !why.empty()) {
+    o += fmt::format("\nThe GPU is not faster than the CPU here ({:.2f}x):\n", *r.speedup);
+    for (const auto& w : why) o += "  - " + w + "\n";
+  }
+  if (profile)
+    for (const auto& run : r.runs) {
+      if (!run.reply.error.empty() || (run.reply.details.empty() && run.reply.profile.empty())) continue;
+      o += fmt::format("\n{} ({}):\n", run.device, run.reply.device);
+      for (const auto& d : run.reply.details) o += "  " + d + "\n";
+      if (run.reply.profile.empty()) continue;
+      double total = 0;
+      for (const auto& p : run.reply.profile) total += p.seconds;
+      o += fmt::format("  one step of {} images, operation by operation (eager, timed by events):\n", q.batch);
+      o += fmt::format("    {:<34} {:>9} {:>6} {:>10} {:>9}\n", "operation", "ms", "share", "TFLOP/s", "GB/s");
+      for (const auto& p : run.reply.profile)
+        o += fmt::format("    {:<34} {:>9.3f} {:>5.1f}% {:>10} {:>9}\n", p.op, p.seconds * 1e3,
+                         total > 0 ? 100 * p.seconds / total : 0,
+                         p.flop > 0 && p.seconds > 0 ? fmt::format("{:.1f}", p.flop / p.seconds / 1e12) : "",
+                         p.bytes > 0 && p.seconds > 0 ? fmt::format("{:.0f}", p.bytes / p.seconds / 1e9) : "");
+      const double epoch_step = run.epoch_seconds && run.reply.steps_per_epoch
+                                    ? *run.epoch_seconds / static_cast<double>(run.reply.steps_per_epoch)
+                                    : 0;
+      o += fmt::format("    {:<34} {:>9.3f}   (an epoch's step, replayed: {:.3f} ms)\n", "sum", total * 1e3,
+                       epoch_step * 1e3);
+    }
   return o;
 }
 

@@ -38,15 +38,32 @@ struct BenchRun {
 // Fills the derived numbers from the reply (train_n: images per epoch).
 void summarise(BenchRun* run, long long train_n);
 
+// Facts about the GPU from gpuready's probe, taken before training: what can explain a GPU that
+// is not faster than the CPU.
+struct GpuFacts {
+  std::string name;
+  int pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  // 0: unknown
+  std::vector<std::string> clocks_event_reasons;                           // NVML's words, at the probe
+  int utilization_percent = -1;                                            // -1: unknown
+};
+
 struct BenchReport {
   TrainRequest request;
+  std::optional<GpuFacts> gpu;  // when the GPU ran and the probe saw it
   std::string dataset;  // Dataset::source
   long long train_images = 0, test_images = 0;
   int skipped = 0;
   std::vector<BenchRun> runs;
   std::optional<double> speedup;  // cpu epoch / gpu epoch, when both ran
 };
+// When both devices ran and the GPU was not faster: the reasons the facts show (a tiny batch, a
+// launch-bound step, data streamed over the link, a narrow or slow link, throttling, a busy GPU),
+// each in words with its numbers; a pointer to `gpuready verify` when none does. Empty otherwise.
+std::vector<std::string> why_gpu_not_faster(const BenchReport& r);
+
 nlohmann::json bench_to_json(const BenchReport& r);
-std::string render_bench_console(const BenchReport& r);
+// profile: also each run's details (libraries, algorithms, graphs, where the data lived) and its
+// step operation by operation.
+std::string render_bench_console(const BenchReport& r, bool profile = false);
 
 }  // namespace gpuready::train

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <map>
 
 #include "platform/os.h"
 
@@ -13,14 +15,18 @@ using namespace gpuready;
 
 namespace {
 
-ProcResult run(const std::vector<std::string>& args, int seconds = 300) {
+ProcResult run(const std::vector<std::string>& args, int seconds = 300,
+               const std::map<std::string, std::string>& env = {}) {
   std::vector<std::string> argv = {GPUREADY_EXE};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcOptions o;
   o.timeout = std::chrono::seconds(seconds);
   o.max_output = 4u << 20;
+  o.set_env = env;
   return real_os().proc.run(argv, o);
 }
+
+std::string fake_engine() { return std::string(GPUREADY_FAKES_DIR) + "/libfake-train-engine.so"; }
 
 bool cpu_module_built() {
   return std::filesystem::exists(std::filesystem::path(GPUREADY_EXE).parent_path() / train::engine_file_name("cpu"));
@@ -76,6 +82,91 @@ TEST(Bench, AnEngineThatIsMissingIsReportedNotACrash) {
   } else {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   }
+}
+
+train::BenchReport slow_gpu(int batch, double gpu_epoch) {
+  train::BenchReport r;
+  r.request.batch = batch;
+  train::BenchRun cpu, gpu;
+  cpu.device = "cpu";
+  cpu.epoch_seconds = 1.0;
+  gpu.device = "gpu";
+  gpu.epoch_seconds = gpu_epoch;
+  gpu.reply.steps_per_epoch = 100;
+  r.runs = {cpu, gpu};
+  r.speedup = 1.0 / gpu_epoch;
+  return r;
+}
+
+TEST(Bench, AGpuThatIsNotFasterIsExplainedByTheFacts) {
+  // Faster: nothing to explain.
+  EXPECT_TRUE(train::why_gpu_not_faster(slow_gpu(128, 0.5)).empty());
+  // A tiny batch.
+  auto why = train::why_gpu_not_faster(slow_gpu(4, 2.0));
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_NE(why[0].find("the batch is 4 image(s)"), std::string::npos) << why[0];
+  EXPECT_NE(why[0].find("20.00 ms per step"), std::string::npos) << why[0];
+  // A launch-bound step (0.02 ms), data streamed, a narrow link, throttling and a busy GPU.
+  auto r = slow_gpu(128, 1.25);
+  r.runs[1].reply.details = {
+      "data: streamed, each batch gathered on the host (3000 MiB would not fit in 2000 MiB free)"};
+  train::GpuFacts f;
+  f.pcie_gen = 3;
+  f.pcie_gen_max = 4;
+  f.pcie_width = 4;
+  f.pcie_width_max = 16;
+  f.clocks_event_reasons = {"gpu_idle", "hw_thermal_slowdown"};
+  f.utilization_percent = 85;
+  r.gpu = f;
+  r.speedup = 0.8;
+  r.runs[1].epoch_seconds = 1.25;
+  r.runs[1].reply.steps_per_epoch = 10000;
+  why = train::why_gpu_not_faster(r);
+  std::string all;
+  for (const auto& w : why) all += w + "\n";
+  EXPECT_EQ(why.size(), 5u) << all;
+  EXPECT_NE(all.find("a step takes 0.12 ms"), std::string::npos) << all;
+  EXPECT_NE(all.find("did not fit in GPU memory"), std::string::npos) << all;
+  EXPECT_NE(all.find("PCIe Gen 3 x4 of Gen 4 x16"), std::string::npos) << all;
+  EXPECT_NE(all.find("hw_thermal_slowdown"), std::string::npos) << all;
+  EXPECT_EQ(all.find("gpu_idle"), std::string::npos) << all;  // idle is not a slowdown
+  EXPECT_NE(all.find("85% busy"), std::string::npos) << all;
+  EXPECT_EQ(train::bench_to_json(r)["gpu_not_faster_because"].size(), 5u);
+  EXPECT_NE(train::render_bench_console(r).find("The GPU is not faster than the CPU here (0.80x)"), std::string::npos);
+  // Nothing known: say where to look.
+  auto none = slow_gpu(128, 2.0);
+  none.runs[1].reply.steps_per_epoch = 10;
+  why = train::why_gpu_not_faster(none);
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_NE(why[0].find("gpuready verify"), std::string::npos) << why[0];
+}
+
+// The GPU engine runs in the child `gpuready __bench-engine`: its answer comes back, a child that
+// hangs is stopped at --timeout and one that crashes is reported, each as the GPU run's error.
+TEST(Bench, TheGpuEngineRunsInAChildThatIsStoppedOrBuriedCleanly) {
+  if (!std::filesystem::exists(fake_engine())) GTEST_SKIP() << fake_engine() << " was not built";
+  const std::vector<std::string> args = {"bench",    "--device", "gpu",       "--images", "20",
+                                         "--epochs", "0",        "--timeout", "3",        "--json"};
+  ProcResult r = run(args, 120, {{"GPUREADY_CUDA_MODULE", fake_engine()}, {"GPUREADY_FAKE_ENGINE", "answer"}});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  EXPECT_EQ(j["runs"][0]["engine"], "fake");
+  EXPECT_EQ(j["runs"][0]["epoch_seconds"], 0.5);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  r = run(args, 120, {{"GPUREADY_CUDA_MODULE", fake_engine()}, {"GPUREADY_FAKE_ENGINE", "hang"}});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  EXPECT_NE(j["runs"][0]["error"].get<std::string>().find("did not finish in 3 s"), std::string::npos) << r.out;
+
+  r = run(args, 120, {{"GPUREADY_CUDA_MODULE", fake_engine()}, {"GPUREADY_FAKE_ENGINE", "crash"}});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  EXPECT_NE(j["runs"][0]["error"].get<std::string>().find("no result"), std::string::npos) << r.out;
 }
 
 }  // namespace
