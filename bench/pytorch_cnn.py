@@ -8,6 +8,9 @@ does not depend on what the pixels show), 80% trained on as gpuready's default s
 batches of --batch with the last partial batch kept. GPU: the data resident on the GPU. An epoch is timed from its
 first batch to the last update (torch.cuda.synchronize at both ends); one first epoch, then --epochs timed ones, the
 median reported. CPU: torch.set_num_threads(--threads, default every core).
+--precision (GPU, as gpuready's): fp32 = no TF32 anywhere (torch.backends.cudnn.allow_tf32 = False and
+torch.backends.cuda.matmul.allow_tf32 = False); tf32 = both allowed; bf16 = autocast to bfloat16 (fp32 weights);
+torch = PyTorch's own default (TF32 for convolutions, not for matrix products).
 Prints one JSON object: {"cpu": {"epoch_seconds", "first_epoch_seconds", "images_per_second"}, "gpu": {...}}.
 """
 import argparse
@@ -36,6 +39,10 @@ def run(device, a, c, h, w):
     opt = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-7)
     loss_fn = nn.CrossEntropyLoss()
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    amp = device == "cuda" and a.precision == "bf16"
+    if device == "cuda" and a.precision != "torch":
+        torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
     times = []
     for _ in range(1 + a.epochs):
         sync()
@@ -44,7 +51,8 @@ def run(device, a, c, h, w):
         for i in range(0, n, a.batch):
             idx = order[i:i + a.batch]
             opt.zero_grad(set_to_none=True)
-            loss = loss_fn(net(x[idx]), y[idx])
+            with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=amp):
+                loss = loss_fn(net(x[idx]), y[idx])
             loss.backward()
             opt.step()
         sync()
@@ -63,6 +71,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--precision", choices=["fp32", "tf32", "bf16", "torch"], default="fp32")
     a = ap.parse_args()
     h, w, c = (int(v) for v in a.size.lower().split("x"))
     torch.set_num_threads(a.threads)
