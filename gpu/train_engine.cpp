@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -217,6 +218,7 @@ std::vector<float> TrainEngine::grad() {
 
 TrainEngine::Net& TrainEngine::net(int n) {
   if (auto it = nets_.find(n); it != nets_.end()) return *it->second;
+  const auto started = std::chrono::steady_clock::now();
   auto net = std::make_unique<Net>(dnn_);
   Net& t = *net;
   t.n = n;
@@ -285,7 +287,8 @@ TrainEngine::Net& TrainEngine::net(int n) {
                                                            16, &got, perf, probe_ws.get(), probe_ws.bytes()),
         "cudnnFindConvolutionBackwardFilterAlgorithmEx (conv2)");
     t.bf2 = choose(got, "conv2 backward filter", t.c2bf);
-  } else {
+  }
+  if (!find) {
     check_dnn(dnn_.cudnnGetConvolutionForwardAlgorithm_v7(dnn_h_, t.x, w1d_, t.c1f, t.a1, 16, &got, perf),
               "cudnnGetConvolutionForwardAlgorithm_v7 (conv1)");
     t.fwd1 = choose(got, "conv1 forward", t.c1f);
@@ -315,7 +318,9 @@ TrainEngine::Net& TrainEngine::net(int n) {
       n, conv_fwd_algo_name(t.fwd1.algo), math_name(t.fwd1.math), conv_bwd_filter_algo_name(t.bf1.algo),
       math_name(t.bf1.math), conv_fwd_algo_name(t.fwd2.algo), math_name(t.fwd2.math),
       conv_bwd_data_algo_name(t.bd2.algo), math_name(t.bd2.math), conv_bwd_filter_algo_name(t.bf2.algo),
-      math_name(t.bf2.math), find ? ", timed by cudnnFind" : ", cuDNN's heuristics"));
+      math_name(t.bf2.math),
+      fmt::format("{} ({:.2f} s)", find ? ", timed by cudnnFind" : ", cuDNN's heuristics",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())));
   return *nets_.emplace(n, std::move(net)).first->second;
 }
 

@@ -41,6 +41,7 @@ struct BenchCmdOptions {
   bool json = false;
   bool profile = false;
   double timeout_s = 1800;  // the GPU child's
+  std::string algorithms = "auto";
 };
 
 constexpr const char* kProgressPrefix = "gpuready-bench-progress: ";
@@ -168,6 +169,7 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   q.seed = o.seed;
   q.precision = o.precision;
   q.threads = o.threads;
+  q.algorithms = o.algorithms;
   report.dataset = data.source;
   report.train_images = static_cast<long long>(split.train.size());
   report.test_images = static_cast<long long>(split.test.size());
@@ -304,6 +306,10 @@ void setup_bench(CLI::App& app, int* exit_code) {
   sub->add_option("--threads", o->threads, "CPU threads (default: every core)")->check(CLI::Range(0, 4096));
   sub->add_option("--timeout", o->timeout_s, "Seconds the GPU run may take before it is stopped (default 1800)")
       ->check(CLI::Range(1.0, 1e6));
+  sub->add_option("--algorithms", o->algorithms,
+                  "GPU: how cuDNN's convolution algorithms are chosen: find (time them all), heuristic (its first "
+                  "guess: a shorter first epoch) or auto (the default: find for fp32 and tf32, heuristic for bf16)")
+      ->check(CLI::IsMember({"auto", "find", "heuristic"}));
   sub->add_flag("--json", o->json, "Print the result as JSON (schema gpuready.bench/1)");
   sub->add_flag("--profile", o->profile,
                 "Also say how each engine ran (libraries, algorithms, CUDA graphs) and time one step operation by "

@@ -29,6 +29,10 @@ struct TrainRequest {
   std::vector<std::string> cudnn_files;
   std::string data_placement = "auto";  // GPU: "auto", "device" (all images in GPU memory) or "stream"
   bool graphs = true;                   // GPU: replay each step from a CUDA graph
+  // GPU: how cuDNN's convolution algorithms are chosen for the full batch: "find" (time them all,
+  // as frameworks' benchmark mode), "heuristic" (cuDNN's first guess, no search) or "auto" (find
+  // for fp32 and tf32, heuristic for bf16: measured faster per epoch there, see docs/bench.md).
+  std::string algorithms = "auto";
 };
 
 struct EpochResult {
@@ -62,7 +66,7 @@ struct TrainReply {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainRequest, c, h, w, classes, conv1, conv2, kernel, dense, batch,
                                                 epochs, seed, lr, precision, threads, device, cublas, cudnn_dir,
-                                                cudnn_files, data_placement, graphs)
+                                                cudnn_files, data_placement, graphs, algorithms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EpochResult, seconds, train_loss, train_accuracy, test_loss,
                                                 test_accuracy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OpProfile, op, seconds, flop, bytes)
