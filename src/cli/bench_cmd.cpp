@@ -33,6 +33,9 @@ struct BenchCmdOptions {
   int classes = 10;  // synthetic only
   std::string size;  // HxWxC; default: the data's own (synthetic: 28x28x1)
   int batch = 128;
+  std::vector<int> filters = {32, 64};  // the two convolutions' output channels
+  int kernel = 3, dense = 128;
+  double lr = 1e-3;
   int epochs = 3;
   std::string precision = "fp32";
   std::uint64_t seed = 1;
@@ -165,6 +168,18 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   q.w = data.shape.w;
   q.classes = data.classes;
   q.batch = o.batch;
+  q.conv1 = o.filters.at(0);
+  q.conv2 = o.filters.at(1);
+  q.kernel = o.kernel;
+  q.dense = o.dense;
+  q.lr = o.lr;
+  {
+    std::string why;
+    if (train::layout_of(train::model_of(q), &why).total == 0) {
+      std::fprintf(stderr, "gpuready bench: the model does not fit %dx%dx%d images: %s\n", q.h, q.w, q.c, why.c_str());
+      return kExitUsage;
+    }
+  }
   q.epochs = o.epochs;
   q.seed = o.seed;
   q.precision = o.precision;
@@ -300,6 +315,13 @@ void setup_bench(CLI::App& app, int* exit_code) {
   sub->add_option("--device", o->device, "cpu, gpu or all (default: all)")->check(CLI::IsMember({"cpu", "gpu", "all"}));
   add_data_flags(sub, o.get());
   sub->add_option("--batch", o->batch, "Batch size (default 128)")->check(CLI::Range(1, 65536));
+  sub->add_option("--filters", o->filters, "Output channels of the two convolutions (default 32,64)")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--kernel", o->kernel, "Convolution kernel size (default 3)")->check(CLI::Range(1, 15));
+  sub->add_option("--dense", o->dense, "Units of the hidden dense layer (default 128)")->check(CLI::Range(1, 65536));
+  sub->add_option("--lr", o->lr, "Adam's learning rate (default 0.001)")->check(CLI::Range(1e-8, 10.0));
   sub->add_option("--epochs", o->epochs, "Timed epochs after the first (default 3)")->check(CLI::Range(0, 1000));
   sub->add_option("--precision", o->precision, "fp32 (default), tf32 or bf16 (GPU)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));

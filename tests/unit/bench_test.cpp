@@ -66,6 +66,22 @@ TEST(Bench, BadFlagsAndDataAreUsageErrors) {
   EXPECT_EQ(r.exit_code, 2);
   r = run({"bench", "--precision", "fp8"});
   EXPECT_EQ(r.exit_code, 2);
+  r = run({"bench", "--filters", "8"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run({"bench", "--device", "cpu", "--size", "12x12x1", "--kernel", "5"});  // 12 -> 8 -> 4 -> 0
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not fit 12x12x1"), std::string::npos) << r.err;
+}
+
+TEST(Bench, TheModelFollowsItsFlags) {
+  const ProcResult r = run({"bench", "--device", "cpu", "--images", "200", "--epochs", "0", "--filters", "8,16",
+                            "--kernel", "5", "--dense", "32", "--lr", "0.01", "--json"});
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  EXPECT_EQ(j["model"]["layers"],
+            "Conv2D 8 5x5 + ReLU, MaxPool 2, Conv2D 16 5x5 + ReLU, MaxPool 2, Flatten, Dense 32 + ReLU, Dense 10, "
+            "softmax cross-entropy, Adam lr 0.01");
+  if (cpu_module_built()) EXPECT_EQ(j["runs"][0]["error"], "") << j.dump(1);
 }
 
 TEST(Bench, AnEngineThatIsMissingIsReportedNotACrash) {
