@@ -16,6 +16,7 @@
 #include "train/bench_protocol.h"
 #include "train/dataset.h"
 #include "train/engine_abi.h"
+#include "train/engine_entry.h"
 
 namespace gpuready::cpu {
 namespace {
@@ -83,12 +84,6 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
   return r;
 }
 
-char* to_c_string(const std::string& s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out) std::memcpy(out, s.c_str(), s.size() + 1);
-  return out;
-}
-
 }  // namespace
 }  // namespace gpuready::cpu
 
@@ -98,21 +93,7 @@ int gpuready_train_abi(void) { return GPUREADY_TRAIN_ABI; }
 
 char* gpuready_train_run(const char* request_json, const gpuready_train_data* data, gpuready_train_progress progress,
                          void* ctx) {
-  using namespace gpuready;
-  train::TrainReply reply;
-  reply.abi = GPUREADY_TRAIN_ABI;
-  try {
-    const auto q = nlohmann::json::parse(request_json ? request_json : "").get<train::TrainRequest>();
-    if (!data) throw std::invalid_argument("no data");
-    reply = cpu::run(q, *data, progress, ctx);
-  } catch (const std::exception& e) {
-    reply.error = e.what();
-  }
-  try {
-    return cpu::to_c_string(nlohmann::json(reply).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  } catch (...) {
-    return cpu::to_c_string("{}");
-  }
+  return gpuready::train::run_train_entry(request_json, data, progress, ctx, gpuready::cpu::run);
 }
 
 void gpuready_train_free(char* reply) { std::free(reply); }

@@ -356,7 +356,7 @@ void TrainEngine::run_step(Net& t, const BatchSource& src, int n, bool update, b
   auto mark = [&](const char* op, double flop, double bytes) {
     if (!marks_) return;
     marks_->push_back({op, flop, bytes});
-    if (recorder_) recorder_();
+    record_event();
   };
 
   check(gather_batch(src.images, src.labels, src.order, st, n, image, x_.get(), act_, y_.as<int>(), stream_),
@@ -544,21 +544,22 @@ EpochStats TrainEngine::step_host(const float* images, const int* labels, int n,
   return read_stats();
 }
 
+void TrainEngine::record_event() {
+  cudaEvent_t ev = nullptr;
+  check(cudaEventCreate(&ev), "cudaEventCreate");
+  events_->push_back(ev);
+  check(cudaEventRecord(ev, stream_), "cudaEventRecord");
+}
+
 std::vector<OpTime> TrainEngine::profile(const BatchSource& src, int n, int repeats) {
   if (n < 1 || n > o_.max_batch) throw std::runtime_error(fmt::format("a batch of {} (1 to {})", n, o_.max_batch));
   Net& t = net(n);
   std::vector<std::vector<double>> samples;
   std::vector<Mark> marks;
   std::vector<cudaEvent_t> events;
-  auto record = [&] {  // an event after the operation run_step just queued (and one before the first)
-    cudaEvent_t ev = nullptr;
-    check(cudaEventCreate(&ev), "cudaEventCreate");
-    events.push_back(ev);
-    check(cudaEventRecord(ev, stream_), "cudaEventRecord");
-  };
   auto cleanup = [&] {
     marks_ = nullptr;
-    recorder_ = nullptr;
+    events_ = nullptr;
     for (auto e : events) cudaEventDestroy(e);
     events.clear();
   };
@@ -566,12 +567,11 @@ std::vector<OpTime> TrainEngine::profile(const BatchSource& src, int n, int repe
     for (int r = 0; r < std::max(1, repeats); ++r) {
       marks.clear();
       reset_epoch();  // each repeat reads the first batch of the order
-      record();
+      events_ = &events;
+      record_event();  // before the first operation; run_step records one after each
       marks_ = &marks;
-      recorder_ = record;
       run_step(t, src, n, true, false);
       marks_ = nullptr;
-      recorder_ = nullptr;
       check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
       std::vector<double> times;
       for (std::size_t i = 1; i < events.size(); ++i) {
@@ -595,6 +595,12 @@ std::vector<OpTime> TrainEngine::profile(const BatchSource& src, int n, int repe
     out.push_back({marks[i].op, v.empty() ? 0 : v[v.size() / 2], marks[i].flop, marks[i].bytes});
   }
   return out;
+}
+
+int TrainEngine::blas_version() const {
+  int v = 0;
+  blas_.cublasGetVersion_v2(blas_h_, &v);
+  return v;
 }
 
 std::vector<std::string> TrainEngine::details() const {

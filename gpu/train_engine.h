@@ -13,7 +13,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -95,6 +94,7 @@ class TrainEngine {
   // What ran: the libraries' versions, the algorithms cuDNN chose, whether graphs replay.
   std::vector<std::string> details() const;
   const train::ParamLayout& layout() const { return l_; }
+  int blas_version() const;  // cublasGetVersion: 130100 for 13.1.0
   int graphs_captured() const { return graphs_captured_; }
 
  private:
@@ -106,6 +106,7 @@ class TrainEngine {
   Net& net(int n);
   void run_step(Net& net, const BatchSource& src, int n, bool update, bool forward_only);
   void check(cudaError_t rc, const char* what) const;
+  void record_event();  // profile(): an event on the stream, kept in *events_
   void check_dnn(cudnnStatus_t st, const char* what) const;
   void check_blas(cublasStatus_t st, const char* what) const;
   void gemm(int opa, int opb, int m, int n, int k, const void* a, int lda, const void* b, int ldb, void* c, int ldc,
@@ -134,8 +135,9 @@ class TrainEngine {
   int graphs_captured_ = 0;
   std::vector<std::string> algo_notes_;
   std::string graph_problem_;
-  std::vector<Mark>* marks_ = nullptr;  // set while profile() runs: run_step names each operation
-  std::function<void()> recorder_;      // and profile() records an event after it
+  // Set while profile() runs: run_step names each operation and records an event after it.
+  std::vector<Mark>* marks_ = nullptr;
+  std::vector<cudaEvent_t>* events_ = nullptr;
 };
 
 }  // namespace gpuready::gpu

@@ -251,31 +251,30 @@ cudaError_t gather_batch(const float* images, const int* labels, const int* orde
   return cudaGetLastError();
 }
 
+namespace {
+template <class T>
+void launch_bias_act(const void* x, void* y, const float* b, long long total, int C, int HW, bool relu,
+                     cudaStream_t s) {
+  const unsigned blocks = blocks_for(total, 8192);
+  auto* xi = static_cast<const T*>(x);
+  auto* yo = static_cast<T*>(y);
+  if (total < (1ll << 31))  // 32-bit index arithmetic where it fits: a 64-bit division is slow
+    bias_act_kernel<<<blocks, kThreads, 0, s>>>(xi, yo, b, static_cast<unsigned>(total), static_cast<unsigned>(C),
+                                                static_cast<unsigned>(HW), relu);
+  else
+    bias_act_kernel<<<blocks, kThreads, 0, s>>>(xi, yo, b, total, static_cast<long long>(C), static_cast<long long>(HW),
+                                                relu);
+}
+}  // namespace
+
 cudaError_t bias_act(const void* x, void* y, Elem t, const float* b, long long n, int C, int HW, bool relu,
                      cudaStream_t s) {
   const long long total = n * C * HW;
   if (total <= 0) return cudaSuccess;
-  const unsigned blocks = blocks_for(total, 8192);
-  const bool narrow = total < (1ll << 31);  // 32-bit index arithmetic where it fits: a 64-bit division is slow
-  if (t == Elem::bf16) {
-    auto* xi = static_cast<const __nv_bfloat16*>(x);
-    auto* yo = static_cast<__nv_bfloat16*>(y);
-    if (narrow)
-      bias_act_kernel<<<blocks, kThreads, 0, s>>>(xi, yo, b, static_cast<unsigned>(total), static_cast<unsigned>(C),
-                                                  static_cast<unsigned>(HW), relu);
-    else
-      bias_act_kernel<<<blocks, kThreads, 0, s>>>(xi, yo, b, total, static_cast<long long>(C),
-                                                  static_cast<long long>(HW), relu);
-  } else {
-    auto* xi = static_cast<const float*>(x);
-    auto* yo = static_cast<float*>(y);
-    if (narrow)
-      bias_act_kernel<<<blocks, kThreads, 0, s>>>(xi, yo, b, static_cast<unsigned>(total), static_cast<unsigned>(C),
-                                                  static_cast<unsigned>(HW), relu);
-    else
-      bias_act_kernel<<<blocks, kThreads, 0, s>>>(xi, yo, b, total, static_cast<long long>(C),
-                                                  static_cast<long long>(HW), relu);
-  }
+  if (t == Elem::bf16)
+    launch_bias_act<__nv_bfloat16>(x, y, b, total, C, HW, relu, s);
+  else
+    launch_bias_act<float>(x, y, b, total, C, HW, relu, s);
   return cudaGetLastError();
 }
 

@@ -18,6 +18,7 @@
 
 #include "train/bench_protocol.h"
 #include "train/engine_abi.h"
+#include "train/engine_entry.h"
 #include "train_engine.h"
 
 namespace gpuready::gpu {
@@ -111,7 +112,6 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     r.error = why;
     return r;
   }
-  int blas_version = 0;
   Stream stream;
   must(cudaStreamCreateWithFlags(&stream.s, cudaStreamNonBlocking), "cudaStreamCreate");
   const train::ModelSpec m = train::model_of(q);
@@ -129,13 +129,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
   eo.lr = q.lr;
   TrainEngine e(blas, dnn, m, eo, stream.s);
   e.set_params(train::init_params(m, q.seed));
-  {
-    cublasHandle_t h = nullptr;
-    if (blas.cublasCreate_v2(&h) == CUBLAS_STATUS_SUCCESS) {
-      blas.cublasGetVersion_v2(h, &blas_version);
-      blas.cublasDestroy_v2(h);
-    }
-  }
+  const int blas_version = e.blas_version();
   const std::size_t cudnn_v = dnn.cudnnGetVersion();
   r.engine = fmt::format("cuDNN {}.{}.{} + cuBLAS {}.{}.{}, CUDA {}.{}, {}", cudnn_v / 10000, cudnn_v % 10000 / 100,
                          cudnn_v % 100, blas_version / 10000, blas_version % 10000 / 100, blas_version % 100,
@@ -183,10 +177,12 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     r.details.push_back(fmt::format("data: in GPU memory ({:.0f} MiB uploaded once, before the first epoch)",
                                     static_cast<double>(data_bytes) / (1 << 20)));
   } else {
-    r.details.push_back(fmt::format(
-        "data: streamed, each batch gathered on the host into pinned memory and copied ({:.0f} MiB would not fit in "
-        "{:.0f} MiB free)",
-        static_cast<double>(data_bytes) / (1 << 20), static_cast<double>(free_b) / (1 << 20)));
+    r.details.push_back("data: streamed, each batch gathered on the host into pinned memory and copied (" +
+                        (q.data_placement == "stream" ? std::string("as asked: --gpu-data stream")
+                                                      : fmt::format("{:.0f} MiB would not fit in {:.0f} MiB free",
+                                                                    static_cast<double>(data_bytes) / (1 << 20),
+                                                                    static_cast<double>(free_b) / (1 << 20))) +
+                        ")");
   }
   // Streaming: two pinned host buffers and two device buffers, alternating.
   PinnedBuf host_x[2], host_y[2];
@@ -202,6 +198,25 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
         throw std::runtime_error(err);
       must(cudaEventCreateWithFlags(&done[b].e, cudaEventDisableTiming), "cudaEventCreate");
     }
+  // Streaming: gathers rows row(0) .. row(n - 1) of images/labels into pinned buffer b and queues
+  // their copy into device buffer b.
+  auto stage = [&](int b, const float* images, const int* labels, int n, const auto& row) {
+    auto* hx = static_cast<float*>(host_x[b].p);
+    auto* hy = static_cast<int*>(host_y[b].p);
+    for (int i = 0; i < n; ++i) {
+      const long long src = row(i);
+      std::memcpy(hx + static_cast<std::size_t>(i) * image, images + static_cast<std::size_t>(src) * image,
+                  image * sizeof(float));
+      hy[i] = labels[src];
+    }
+    must(cudaMemcpyAsync(dev_x[b].get(), hx, static_cast<std::size_t>(n) * image * sizeof(float),
+                         cudaMemcpyHostToDevice, stream.s),
+         "cudaMemcpyAsync");
+    must(cudaMemcpyAsync(dev_y[b].get(), hy, static_cast<std::size_t>(n) * sizeof(int), cudaMemcpyHostToDevice,
+                         stream.s),
+         "cudaMemcpyAsync");
+    return BatchSource{dev_x[b].as<float>(), dev_y[b].as<int>(), nullptr};
+  };
   r.setup_seconds = since(t_setup);
 
   // Progress: an event every `chunk` steps; the host waits for the one two chunks back, so the
@@ -229,21 +244,9 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
       } else {
         const int b = static_cast<int>(step % 2);
         must(cudaEventSynchronize(done[b].e), "cudaEventSynchronize");
-        auto* hx = static_cast<float*>(host_x[b].p);
-        auto* hy = static_cast<int*>(host_y[b].p);
-        for (int i = 0; i < n; ++i) {
-          const long long src = order[static_cast<std::size_t>(from + i)];
-          std::memcpy(hx + static_cast<std::size_t>(i) * image, d.train_images + static_cast<std::size_t>(src) * image,
-                      image * sizeof(float));
-          hy[i] = d.train_labels[src];
-        }
-        must(cudaMemcpyAsync(dev_x[b].get(), hx, static_cast<std::size_t>(n) * image * sizeof(float),
-                             cudaMemcpyHostToDevice, stream.s),
-             "cudaMemcpyAsync");
-        must(cudaMemcpyAsync(dev_y[b].get(), hy, static_cast<std::size_t>(n) * sizeof(int), cudaMemcpyHostToDevice,
-                             stream.s),
-             "cudaMemcpyAsync");
-        e.step({dev_x[b].as<float>(), dev_y[b].as<int>(), nullptr}, n, true);
+        e.step(stage(b, d.train_images, d.train_labels, n,
+                     [&](int i) { return order[static_cast<std::size_t>(from + i)]; }),
+               n, true);
         must(cudaEventRecord(done[b].e, stream.s), "cudaEventRecord");
       }
       if ((step + 1) % chunk == 0 || step + 1 == steps) {
@@ -276,16 +279,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
                      n);
         } else {
           must(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
-          std::memcpy(host_x[0].p, d.test_images + static_cast<std::size_t>(from) * image,
-                      static_cast<std::size_t>(n) * image * sizeof(float));
-          std::memcpy(host_y[0].p, d.test_labels + from, static_cast<std::size_t>(n) * sizeof(int));
-          must(cudaMemcpyAsync(dev_x[0].get(), host_x[0].p, static_cast<std::size_t>(n) * image * sizeof(float),
-                               cudaMemcpyHostToDevice, stream.s),
-               "cudaMemcpyAsync");
-          must(cudaMemcpyAsync(dev_y[0].get(), host_y[0].p, static_cast<std::size_t>(n) * sizeof(int),
-                               cudaMemcpyHostToDevice, stream.s),
-               "cudaMemcpyAsync");
-          e.evaluate({dev_x[0].as<float>(), dev_y[0].as<int>(), nullptr}, n);
+          e.evaluate(stage(0, d.test_images, d.test_labels, n, [&](int i) { return from + i; }), n);
         }
       }
       const EpochStats t = e.read_stats();
@@ -299,15 +293,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
   BatchSource first{train_x.as<float>(), train_y.as<int>(), order_d.as<int>()};
   if (!resident) {
     must(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
-    std::memcpy(host_x[0].p, d.train_images, static_cast<std::size_t>(batch) * image * sizeof(float));
-    std::memcpy(host_y[0].p, d.train_labels, static_cast<std::size_t>(batch) * sizeof(int));
-    must(cudaMemcpyAsync(dev_x[0].get(), host_x[0].p, static_cast<std::size_t>(batch) * image * sizeof(float),
-                         cudaMemcpyHostToDevice, stream.s),
-         "cudaMemcpyAsync");
-    must(cudaMemcpyAsync(dev_y[0].get(), host_y[0].p, static_cast<std::size_t>(batch) * sizeof(int),
-                         cudaMemcpyHostToDevice, stream.s),
-         "cudaMemcpyAsync");
-    first = {dev_x[0].as<float>(), dev_y[0].as<int>(), nullptr};
+    first = stage(0, d.train_images, d.train_labels, batch, [](int i) { return static_cast<long long>(i); });
   }
   for (const auto& op : e.profile(first, batch, 5)) r.profile.push_back({op.op, op.seconds, op.flop, op.bytes});
   for (auto& line : e.details()) r.details.push_back(std::move(line));
@@ -323,21 +309,7 @@ GPUREADY_TRAIN_EXPORT int gpuready_train_abi(void) { return GPUREADY_TRAIN_ABI; 
 
 GPUREADY_TRAIN_EXPORT char* gpuready_train_run(const char* request_json, const gpuready_train_data* data,
                                                gpuready_train_progress progress, void* ctx) {
-  using namespace gpuready;
-  train::TrainReply reply;
-  reply.abi = GPUREADY_TRAIN_ABI;
-  try {
-    const auto q = nlohmann::json::parse(request_json ? request_json : "").get<train::TrainRequest>();
-    if (!data) throw std::invalid_argument("no data");
-    reply = gpu::run(q, *data, progress, ctx);
-  } catch (const std::exception& e) {
-    reply.error = e.what();
-  }
-  try {
-    return gpu::to_c_string(nlohmann::json(reply).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  } catch (...) {
-    return gpu::to_c_string("{}");
-  }
+  return gpuready::train::run_train_entry(request_json, data, progress, ctx, gpuready::gpu::run);
 }
 
 GPUREADY_TRAIN_EXPORT void gpuready_train_free(char* reply) { std::free(reply); }

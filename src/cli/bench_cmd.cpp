@@ -45,6 +45,7 @@ struct BenchCmdOptions {
   bool profile = false;
   double timeout_s = 1800;  // the GPU child's
   std::string algorithms = "auto";
+  std::string gpu_data = "auto";
 };
 
 constexpr const char* kProgressPrefix = "gpuready-bench-progress: ";
@@ -185,6 +186,7 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   q.precision = o.precision;
   q.threads = o.threads;
   q.algorithms = o.algorithms;
+  q.data_placement = o.gpu_data;
   report.dataset = data.source;
   report.train_images = static_cast<long long>(split.train.size());
   report.test_images = static_cast<long long>(split.test.size());
@@ -332,6 +334,10 @@ void setup_bench(CLI::App& app, int* exit_code) {
                   "GPU: how cuDNN's convolution algorithms are chosen: find (time them all), heuristic (its first "
                   "guess: a shorter first epoch) or auto (the default: find for fp32 and tf32, heuristic for bf16)")
       ->check(CLI::IsMember({"auto", "find", "heuristic"}));
+  sub->add_option("--gpu-data", o->gpu_data,
+                  "GPU: where the images live: device (uploaded once), stream (each batch copied from pinned host "
+                  "memory) or auto (the default: device when they fit)")
+      ->check(CLI::IsMember({"auto", "device", "stream"}));
   sub->add_flag("--json", o->json, "Print the result as JSON (schema gpuready.bench/1)");
   sub->add_flag("--profile", o->profile,
                 "Also say how each engine ran (libraries, algorithms, CUDA graphs) and time one step operation by "

@@ -2,6 +2,7 @@
 #include "support/test_os.h"
 
 #include <filesystem>
+#include <sstream>
 
 #include "platform/posix/posix_os.h"
 
@@ -87,5 +88,21 @@ ProcResult ScriptedProc::run(const std::vector<std::string>& argv, const ProcOpt
 FixtureOs::FixtureOs(const std::string& fixture_tree, std::map<std::string, std::string> env,
                      ScriptedProc::Handler handler)
     : fs(fixture(fixture_tree)), env(std::move(env)), proc(std::move(handler)) {}
+
+int nvidia_smi_gpus(std::string* why) {
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(30);
+  const ProcResult r = real_os().proc.run({"nvidia-smi", "--query-gpu=name", "--format=csv,noheader"}, o);
+  if (!r.ok()) {
+    *why = "nvidia-smi did not answer: " + (r.error.empty() ? r.err : r.error);
+    return 0;
+  }
+  int n = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) ++n;
+  if (n == 0) *why = "nvidia-smi listed no GPU";
+  return n;
+}
 
 }  // namespace gpuready::test

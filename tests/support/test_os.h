@@ -84,4 +84,8 @@ struct FixtureOs {
   Os os() const { return Os{fs, env, proc, dl}; }
 };
 
+// The GPUs nvidia-smi lists on this machine: what the GPU tests (label gpu) skip themselves on.
+// 0, with why, when it lists none or does not answer.
+int nvidia_smi_gpus(std::string* why);
+
 }  // namespace gpuready::test

@@ -9,22 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/os.h"
+#include "support/test_os.h"
 #include "train/bench.h"
 
 using namespace gpuready;
 
 namespace {
-
-bool have_gpu(std::string* why) {
-  ProcOptions o;
-  o.timeout = std::chrono::seconds(30);
-  const ProcResult r = real_os().proc.run({"nvidia-smi", "-L"}, o);
-  if (!r.ok() || r.out.find("GPU 0") == std::string::npos) {
-    *why = "nvidia-smi lists no GPU: " + (r.error.empty() ? r.err + r.out : r.error);
-    return false;
-  }
-  return true;
-}
 
 bool built(const std::string& device) {
   return std::filesystem::exists(std::filesystem::path(GPUREADY_EXE).parent_path() / train::engine_file_name(device));
@@ -46,7 +36,7 @@ class GpuBench : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!have_gpu(&why)) GTEST_SKIP() << why;
+    if (test::nvidia_smi_gpus(&why) == 0) GTEST_SKIP() << why;
     if (!built("gpu")) GTEST_SKIP() << "the CUDA module was not built (no CUDA compiler)";
   }
 };
@@ -92,6 +82,18 @@ TEST_F(GpuBench, ReducedPrecisionsLearnToo) {
     }
     expect_learned(run);
   }
+}
+
+TEST_F(GpuBench, StreamedDataLearnAsResidentOnes) {
+  // The images copied batch by batch from pinned host memory (what a GPU too small for the data set gets).
+  const auto j =
+      bench({"--device", "gpu", "--images", "3000", "--epochs", "2", "--batch", "64", "--gpu-data", "stream"});
+  ASSERT_TRUE(j.contains("runs")) << j.dump(1);
+  const auto& run = j["runs"][0];
+  expect_learned(run);
+  bool streamed = false;
+  for (const auto& d : run["details"]) streamed |= d.get<std::string>().rfind("data: streamed", 0) == 0;
+  EXPECT_TRUE(streamed) << run["details"].dump(1);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "platform/os.h"
+#include "support/test_os.h"
 #include "verify/copy.h"
 
 using namespace gpuready;
@@ -14,22 +15,7 @@ using namespace gpuready::verify;
 
 namespace {
 
-// The GPUs nvidia-smi lists; 0 (with why) when it cannot answer.
-int nvidia_smi_gpus(std::string* why) {
-  ProcOptions o;
-  o.timeout = std::chrono::seconds(30);
-  const ProcResult r = real_os().proc.run({"nvidia-smi", "--query-gpu=name", "--format=csv,noheader"}, o);
-  if (!r.ok()) {
-    *why = "nvidia-smi did not answer: " + (r.error.empty() ? r.err : r.error);
-    return 0;
-  }
-  int n = 0;
-  std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) ++n;
-  if (n == 0) *why = "nvidia-smi listed no GPU";
-  return n;
-}
+using test::nvidia_smi_gpus;
 
 CopyReport run_copies(const std::vector<std::string>& extra, std::string* err) {
   std::vector<std::string> argv = {GPUREADY_EXE, "__verify-copy", "--bytes", "268435456"};

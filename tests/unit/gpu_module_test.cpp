@@ -9,22 +9,12 @@
 #include <sstream>
 
 #include "platform/os.h"
+#include "support/test_os.h"
 #include "verify/gpu_checks.h"
 
 using namespace gpuready;
 
 namespace {
-
-bool have_gpu(std::string* why) {
-  ProcOptions o;
-  o.timeout = std::chrono::seconds(30);
-  const ProcResult r = real_os().proc.run({"nvidia-smi", "-L"}, o);
-  if (!r.ok() || r.out.find("GPU 0") == std::string::npos) {
-    *why = "nvidia-smi lists no GPU: " + (r.error.empty() ? r.err + r.out : r.error);
-    return false;
-  }
-  return true;
-}
 
 nlohmann::json verify(const std::vector<std::string>& extra, int* exit_code) {
   std::vector<std::string> argv = {GPUREADY_EXE, "verify", "--quick", "--json"};
@@ -52,7 +42,7 @@ class GpuModule : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!have_gpu(&why)) GTEST_SKIP() << why;
+    if (test::nvidia_smi_gpus(&why) == 0) GTEST_SKIP() << why;
     const auto module = std::filesystem::path(GPUREADY_EXE).parent_path() / verify::module_file_name();
     if (!std::filesystem::exists(module)) GTEST_SKIP() << module << " was not built (no CUDA compiler)";
   }
