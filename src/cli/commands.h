@@ -20,6 +20,9 @@ inline constexpr int kExitUsage = 2;
 // Probe options for a subcommand: the driver probe in an isolated child (`gpuready
 // __probe-driver`) and this timeout for every child process (common.cpp).
 ProbeOptions isolated_probe_options(const Os& os, double timeout_s);
+// --deep and --framework-timeout (probe, doctor): import every framework in a child. Returns --deep's option.
+CLI::Option* add_deep_flags(CLI::App* sub, bool* deep, double* framework_timeout_s);
+void set_deep_options(ProbeOptions& opts, bool deep, double framework_timeout_s);
 // A snapshot saved by `gpuready probe --save`; nullopt with *error ("cannot read F",
 // "F is not a gpuready snapshot: ...").
 std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string* error);

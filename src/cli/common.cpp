@@ -14,6 +14,21 @@ ProbeOptions isolated_probe_options(const Os& os, double timeout_s) {
   return opts;
 }
 
+CLI::Option* add_deep_flags(CLI::App* sub, bool* deep, double* framework_timeout_s) {
+  auto* flag = sub->add_flag("--deep", *deep,
+                             "Also import each framework in each Python environment and run a matrix product and a "
+                             "convolution on its GPU and its CPU (one child per framework, in parallel)");
+  sub->add_option("--framework-timeout", *framework_timeout_s,
+                  "Seconds each framework check may take before it is stopped (default 60)")
+      ->check(CLI::Range(1.0, 3600.0));
+  return flag;
+}
+
+void set_deep_options(ProbeOptions& opts, bool deep, double framework_timeout_s) {
+  opts.deep = deep;
+  opts.framework_timeout = std::chrono::milliseconds(static_cast<long long>(framework_timeout_s * 1000));
+}
+
 std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string* error) {
   std::ifstream f(path, std::ios::binary);
   if (!f) {

@@ -18,6 +18,8 @@ struct DoctorCmdOptions {
   std::vector<std::string> python;
   bool list_rules = false;
   double timeout_s = 10;
+  bool deep = false;
+  double framework_timeout_s = 60;
 };
 
 int run_doctor_cmd(const DoctorCmdOptions& o) {
@@ -39,6 +41,7 @@ int run_doctor_cmd(const DoctorCmdOptions& o) {
   } else {
     ProbeOptions opts = isolated_probe_options(os, o.timeout_s);
     opts.python_paths = o.python;
+    set_deep_options(opts, o.deep, o.framework_timeout_s);
     snap = run_probe(os, opts);
   }
   doctor::Options dopts;
@@ -66,14 +69,16 @@ void setup_doctor(CLI::App& app, int* exit_code) {
       "doctor", "Is this machine ready for GPU deep learning? Findings with evidence and exact fixes, in order "
                 "(the default command)");
   sub->add_flag("--json", o->json, "Print the report as JSON (schema gpuready.doctor/1)");
-  sub->add_option("--replay", o->replay, "Diagnose a saved snapshot (gpuready probe --save FILE) instead of this machine")
-      ->type_name("FILE");
+  auto* replay = sub->add_option("--replay", o->replay,
+                                 "Diagnose a saved snapshot (gpuready probe --save FILE) instead of this machine")
+                     ->type_name("FILE");
   sub->add_option("--framework", o->frameworks, "Also give a verdict for this framework (repeatable)")
       ->check(CLI::IsMember(kFrameworkFlagValues));
   sub->add_option("--python", o->python, "Also inspect this Python interpreter (repeatable)")->type_name("PATH");
   sub->add_flag("--list-rules", o->list_rules, "List every rule's code, severity and what it checks");
   sub->add_option("--timeout", o->timeout_s, "Seconds any child process (driver probe, interpreter) may take")
       ->check(CLI::Range(0.1, 600.0));
+  add_deep_flags(sub, &o->deep, &o->framework_timeout_s)->excludes(replay);
   sub->callback([o, exit_code] { *exit_code = run_doctor_cmd(*o); });
 }
 

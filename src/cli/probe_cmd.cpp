@@ -19,6 +19,8 @@ struct ProbeCmdOptions {
   bool no_cuda = false;
   bool in_process = false;
   double timeout_s = 10;
+  bool deep = false;
+  double framework_timeout_s = 60;
 };
 
 int run_probe_cmd(const ProbeCmdOptions& o) {
@@ -27,6 +29,7 @@ int run_probe_cmd(const ProbeCmdOptions& o) {
   if (o.in_process) opts.driver_probe_argv.clear();
   opts.python_paths = o.python;
   opts.cuda_init = o.cuda ? CudaInitPolicy::always : o.no_cuda ? CudaInitPolicy::never : CudaInitPolicy::automatic;
+  set_deep_options(opts, o.deep, o.framework_timeout_s);
   const Snapshot snap = run_probe(os, opts);
   const nlohmann::json j = snapshot_to_json(snap);
   // Invalid UTF-8 from a file name or a vendor string must not abort the report: replace it.
@@ -59,6 +62,7 @@ void setup_probe(CLI::App& app, int* exit_code) {
   sub->add_flag("--in-process", o->in_process, "Talk to the driver inside this process instead of an isolated child");
   sub->add_option("--timeout", o->timeout_s, "Seconds any child process (driver probe, interpreter) may take")
       ->check(CLI::Range(0.1, 600.0));
+  add_deep_flags(sub, &o->deep, &o->framework_timeout_s);
   sub->callback([o, exit_code] { *exit_code = run_probe_cmd(*o); });
 }
 

@@ -4,6 +4,7 @@
 // check (nvcc_check.h) compiles and runs a tiny kernel with the installed toolkit after the copies.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -29,7 +30,40 @@ struct VerifyCmdOptions {
   bool long_memory = false;       // --long: the thorough memory test
   double memory_share = 0;        // 0: the mode's default
   std::string save;               // --save FILE: the snapshot with the measurements
+  double framework_timeout_s = 60;
 };
+
+// -t framework (every framework found) or -t framework.pytorch / .tensorflow / .jax.
+bool is_framework_key(const std::string& t) {
+  return t == "framework" || t == "framework.pytorch" || t == "framework.tensorflow" || t == "framework.jax";
+}
+
+// The deep framework checks (run by the probe, probe/framework_checks.cpp) as verify's checks.
+std::vector<verify::Check> framework_results(const Snapshot& snap) {
+  std::vector<verify::Check> out;
+  for (const auto& k : snap.frameworks) {
+    verify::Check c;
+    c.key = "framework." + k.framework;
+    c.status = k.status == "ready"   ? verify::Status::pass
+               : k.status == "error" ? verify::Status::skip
+                                     : verify::Status::fail;
+    c.detail = doctor::check_summary(k) + " [" + k.python + "]";
+    // Seeing no GPU where the driver lists none is no failure of the framework: gpuready doctor says why.
+    if (k.status == "no-gpu" && snap.nvidia.gpus.empty()) {
+      c.status = verify::Status::skip;
+      c.detail += "; the driver lists no GPU either (gpuready doctor says why)";
+    }
+    c.method =
+        "framework.*: imported in a child (python -u - <framework>); a 256x256x256 matrix product and an "
+        "8x3x32x32 convolution on the GPU against the CPU, operands exact in fp32";
+    out.push_back(std::move(c));
+  }
+  if (out.empty())
+    out.push_back(verify::skipped("framework",
+                                  "no TensorFlow, PyTorch or JAX in the Python environments gpuready "
+                                  "found (--python PATH adds one)"));
+  return out;
+}
 
 bool is_gpu_key(const std::string& t) {
   for (const auto& k : verify::gpu_check_keys())
@@ -45,7 +79,7 @@ bool is_nvcc_key(const std::string& t) {
 
 // "copy.h2d_pinned" -> "h2d_pinned"; "nvcc.compile" -> "nvcc.compile"; an unknown key is a usage error.
 bool copy_key_of(const std::string& t, std::string* key) {
-  if (is_nvcc_key(t) || is_gpu_key(t)) {
+  if (is_nvcc_key(t) || is_gpu_key(t) || is_framework_key(t)) {
     *key = t;
     return true;
   }
@@ -179,7 +213,8 @@ std::vector<verify::Check> run_gpu(const Os& os, const VerifyCmdOptions& o, std:
 }
 
 int run_verify_cmd(const VerifyCmdOptions& o) {
-  std::vector<std::string> only, only_nvcc, only_gpu;  // -t keys: copies (without "copy."), nvcc, the module's
+  std::vector<std::string> only, only_nvcc, only_gpu, only_fw;  // -t keys: copies (without "copy."), nvcc, the
+                                                                // module's, frameworks
   for (const auto& t : o.tests) {
     std::string key;
     if (!copy_key_of(t, &key)) {
@@ -188,17 +223,25 @@ int run_verify_cmd(const VerifyCmdOptions& o) {
       valid += " copy.p2p_read_A_B copy.p2p_write_A_B";
       for (const auto& k : verify::nvcc_keys()) valid += " " + k;
       for (const auto& k : verify::gpu_check_keys()) valid += " " + k;
+      valid += " framework framework.pytorch framework.tensorflow framework.jax";
       std::fprintf(stderr, "gpuready verify: unknown check '%s'; the checks are:%s\n", t.c_str(), valid.c_str());
       return kExitUsage;
     }
-    (is_nvcc_key(t) ? only_nvcc : is_gpu_key(t) ? only_gpu : only).push_back(key);
+    (is_nvcc_key(t) ? only_nvcc : is_gpu_key(t) ? only_gpu : is_framework_key(t) ? only_fw : only).push_back(key);
   }
   // No -t: every check. With -t, only the families named (nvcc keys alone run no copies, and vice versa).
   const bool copies = o.tests.empty() || !only.empty();
   const bool nvcc = o.tests.empty() || !only_nvcc.empty();
   const bool gpu = o.tests.empty() || !only_gpu.empty();
+  const bool frameworks = o.tests.empty() || !only_fw.empty();
   const Os& os = real_os();
-  Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
+  ProbeOptions popts = isolated_probe_options(os, 10);
+  // The frameworks are imported while the probe runs, before anything is measured on the GPU.
+  set_deep_options(popts, frameworks, o.framework_timeout_s);
+  for (const auto& k : only_fw)
+    if (k != "framework") popts.deep_frameworks.push_back(k.substr(10));
+  if (std::find(only_fw.begin(), only_fw.end(), "framework") != only_fw.end()) popts.deep_frameworks.clear();
+  Snapshot snap = run_probe(os, popts);
   std::vector<verify::Check> checks;
   if (copies) checks = run_copies(os, o, only, snap);
   if (gpu)
@@ -208,11 +251,13 @@ int run_verify_cmd(const VerifyCmdOptions& o) {
     no.only = only_nvcc;
     for (auto& c : verify::nvcc_checks(os, snap, no)) checks.push_back(std::move(c));
   }
+  if (frameworks)
+    for (auto& c : framework_results(snap)) checks.push_back(std::move(c));
   // The measurements are facts: the doctor's rules read them (measured.*) and say what they mean.
   snap.measurements = verify::to_measurements(checks);
   std::vector<doctor::Finding> findings;
   for (auto& f : doctor::diagnose(snap, knowledge::Compat::embedded()).findings)
-    if (f.code.rfind("measured.", 0) == 0) findings.push_back(std::move(f));
+    if (f.code.rfind("measured.", 0) == 0 || doctor::is_deep_rule(f.code)) findings.push_back(std::move(f));
   if (!o.save.empty()) {
     std::string err;
     if (!save_snapshot_file(o.save, snap, &err)) {
@@ -259,7 +304,8 @@ void setup_verify(CLI::App& app, int* exit_code) {
   sub->add_option("--memory-share", o->memory_share, "Percent of the free GPU memory the memory test covers")
       ->check(CLI::Range(1.0, 95.0));
   sub->add_option("-t,--test", o->tests,
-                  "Run only this check (repeatable), e.g. copy.h2d_pinned, gemm.bf16, cudnn.conv_fwd, memory.pattern")
+                  "Run only this check (repeatable), e.g. copy.h2d_pinned, gemm.bf16, cudnn.conv_fwd, memory.pattern, "
+                  "framework.pytorch")
       ->type_name("KEY");
   sub->add_option("--size", o->size_mib, "MiB per copy (default 256; --quick 64)")->check(CLI::Range(1.0, 65536.0));
   sub->add_option("--samples", o->samples, "Timed samples per check; the median is reported")->check(CLI::Range(1, 1000));
@@ -267,6 +313,9 @@ void setup_verify(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(1.0, 3600.0));
   sub->add_option("--save", o->save, "Also write the snapshot with these measurements (gpuready doctor --replay FILE)")
       ->type_name("FILE");
+  sub->add_option("--framework-timeout", o->framework_timeout_s,
+                  "Seconds each framework check (import, one operation on GPU and CPU) may take (default 60)")
+      ->check(CLI::Range(1.0, 3600.0));
   sub->add_flag("--plant-corruption", o->plant_corruption)->group("");  // hidden: tests the data check
   sub->callback([o, exit_code] { *exit_code = run_verify_cmd(*o); });
 }

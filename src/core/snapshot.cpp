@@ -30,6 +30,7 @@ void to_json(nlohmann::json& j, const Snapshot& s) {
                      {"python", s.python},
                      {"timings", s.timings},
                      {"notes", s.notes}};
+  if (!s.frameworks.empty()) j["frameworks"] = s.frameworks;        // only deep probes and verify's snapshots
   if (!s.measurements.empty()) j["measurements"] = s.measurements;  // only verify's snapshots have them
 }
 
@@ -53,6 +54,7 @@ void from_json(const nlohmann::json& j, Snapshot& s) {
   s.toolkits = j.value("toolkits", d.toolkits);
   s.libraries = j.value("libraries", d.libraries);
   s.python = j.value("python", d.python);
+  s.frameworks = j.value("frameworks", d.frameworks);
   s.timings = j.value("timings", d.timings);
   s.notes = j.value("notes", d.notes);
   s.measurements = j.value("measurements", d.measurements);

@@ -201,7 +201,58 @@ struct PythonEnv {
   std::string error;                          // what went wrong asking it (timeout, crash)
 };
 
-// 8. A measurement `gpuready verify` made (verify/verify.h judges it): measurements are facts too,
+// 8. A framework imported and exercised in a child process (`doctor --deep`, `probe --deep`, `verify`;
+// probe/framework_checks.cpp runs probe/checks/framework_check.py): what it was built with, what it
+// loaded, what it sees, and whether one small operation on the GPU gives the CPU's answer.
+struct LoadedLibrary {
+  std::string path;            // the file mapped into the process (Linux /proc/self/maps, Windows' module list)
+  std::string library;         // "cudnn", "cudnn_graph", "cudart", "cuda", ...; "" for a framework's own library
+  Fact<std::string> version;   // "9.10.2"
+  std::string version_source;  // "cudnnGetVersion", "probe" (a copy the probe read), "file name"
+};
+
+struct FrameworkDevice {
+  int index = 0;
+  std::string name;                      // "NVIDIA H200"
+  Fact<std::string> compute_capability;  // "9.0"
+  Fact<std::uint64_t> memory_bytes;
+};
+
+// One operation run on the CPU and on the GPU by the framework itself. Its operands are exact in
+// fp32 and TF32, so a right GPU result differs from the CPU's by rounding at most: it passes when
+// max_error <= kFrameworkOpTolerance.
+inline constexpr double kFrameworkOpTolerance = 1e-4;
+struct FrameworkOp {
+  std::string name;        // "matmul" | "conv2d"
+  Fact<double> max_error;  // max |gpu - cpu| / max |cpu|
+  Fact<double> gpu_ms;     // the GPU's first call (with its kernels' loading)
+  std::string error;       // what it raised
+};
+
+struct FrameworkCheck {
+  std::string framework;               // "pytorch" | "tensorflow" | "jax"
+  std::string package;                 // "torch"
+  std::string python;                  // the interpreter (PythonEnv::interpreter)
+  std::string status;                  // "ready" | "no-gpu" | "import-failed" | "op-failed" | "wrong-result" |
+                                       // "crashed" | "timeout" | "error"
+  std::string stage;                   // where it ended or stopped: "import", "devices", "gpu-op matmul", "done"
+  Fact<std::string> version;           // as the framework says (torch.__version__)
+  Fact<std::string> built_cuda;        // "13.0"; unknown "CPU-only build" when it has none
+  Fact<std::string> built_cudnn;       // "9.10.2" (TensorFlow: the major it names)
+  Fact<std::string> runtime_cudnn;     // the cuDNN it runs with (cudnnGetVersion through the framework)
+  Fact<std::string> runtime_cuda;      // JAX: the CUDA runtime it runs with
+  std::vector<std::string> arch_list;  // "sm_90", "compute_90" (kernels the build carries)
+  std::vector<FrameworkDevice> devices;
+  std::vector<FrameworkOp> ops;
+  std::vector<LoadedLibrary> libraries;
+  std::string error;      // the exception ("ImportError: ...") or how the child ended
+  std::string gpu_error;  // why it sees no GPU, in its own words (torch.cuda.init(), jax.devices("gpu"))
+  std::string output;     // what it printed (stderr, then stdout), long output cut in the middle
+  Fact<double> import_seconds;
+  double seconds = 0;  // the whole child, as gpuready timed it
+};
+
+// 9. A measurement `gpuready verify` made (verify/verify.h judges it): measurements are facts too,
 // so the doctor's rules read them from the snapshot like any other.
 struct Measurement {
   std::string key;      // "copy.h2d_pinned"
@@ -233,6 +284,7 @@ struct Snapshot {
   std::vector<Toolkit> toolkits;
   LibraryFacts libraries;
   std::vector<PythonEnv> python;
+  std::vector<FrameworkCheck> frameworks;  // from --deep / verify (absent from a plain probe)
   std::vector<ProbeTiming> timings;
   std::vector<std::string> notes;             // collector-level problems worth showing (bad input, skipped paths)
   std::vector<Measurement> measurements;      // from `gpuready verify` (absent from a plain probe)
@@ -271,6 +323,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryFacts, copies, resolution
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonPackage, name, version, location, details)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonEnv, interpreter, found_by, version, prefix, site_packages,
                                                 packages, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LoadedLibrary, path, library, version, version_source)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FrameworkDevice, index, name, compute_capability, memory_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FrameworkOp, name, max_error, gpu_ms, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FrameworkCheck, framework, package, python, status, stage, version,
+                                                built_cuda, built_cudnn, runtime_cudnn, runtime_cuda, arch_list,
+                                                devices, ops, libraries, error, gpu_error, output, import_seconds,
+                                                seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeTiming, collector, ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Measurement, key, status, value, unit, limit, ratio, detail, data_ok,
                                                 clock_events)

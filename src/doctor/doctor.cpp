@@ -215,6 +215,29 @@ const std::vector<Rule>& all_rules() {
       {"cpu.no-avx", Severity::error, "TensorFlow wheels need AVX and this CPU has none", rule_cpu_no_avx},
       {"tensorflow.numpy-too-new", Severity::error, "NumPy 2 with a TensorFlow built against NumPy 1",
        rule_tf_numpy_too_new},
+      {"framework.import-failed", Severity::error,
+       "--deep: the framework raises an exception on import (what it printed, explained)", rule_deep_import_failed},
+      {"framework.crashed", Severity::error, "--deep: Python crashed importing or running the framework",
+       rule_deep_crashed},
+      {"framework.check-timeout", Severity::error, "--deep: importing or running the framework did not finish in time",
+       rule_deep_timeout},
+      {"framework.sees-no-gpu", Severity::error,
+       "--deep: the framework imports but lists no GPU (CPU-only build, a library it could not load, the driver)",
+       rule_deep_no_gpu},
+      {"framework.gpu-op-failed", Severity::error,
+       "--deep: a matrix product or convolution on the GPU raises (no kernel image, cuBLAS/cuDNN errors)",
+       rule_deep_op_failed},
+      {"framework.gpu-wrong-result", Severity::error,
+       "--deep: the framework's matrix product or convolution on the GPU differs from the CPU's",
+       rule_deep_wrong_result},
+      {"framework.library-mix", Severity::warn,
+       "--deep: the framework loaded one CUDA library from two folders, or runs a cuDNN older than its build",
+       rule_deep_library_mix},
+      {"framework.printed-problem", Severity::warn,
+       "--deep: the framework works on the GPU but printed a known problem", rule_deep_printed_problem},
+      {"framework.check-not-run", Severity::warn,
+       "--deep: the framework could not be checked (the interpreter did not start, no empty folder)",
+       rule_deep_not_run},
       {"health.pcie-width", Severity::warn, "the GPU's PCIe link runs narrower than it can", rule_pcie_width},
       {"health.pcie-gen", Severity::warn,
        "the PCIe link runs below the GPU's generation (capped by the slot, or low while busy)", rule_pcie_gen},
@@ -247,7 +270,46 @@ const std::vector<Rule>& all_rules() {
   return rules;
 }
 
+bool is_deep_rule(const std::string& code) {
+  static const std::vector<std::string> codes = {
+      "framework.import-failed", "framework.crashed",         "framework.check-timeout",
+      "framework.sees-no-gpu",   "framework.gpu-op-failed",   "framework.gpu-wrong-result",
+      "framework.library-mix",   "framework.printed-problem", "framework.check-not-run"};
+  return std::find(codes.begin(), codes.end(), code) != codes.end();
+}
+
 // ---- the runner -----------------------------------------------------------------------------
+
+std::string check_summary(const FrameworkCheck& k) {
+  std::vector<std::string> parts;
+  if (k.import_seconds.has()) parts.push_back(fmt::format("imported in {:.1f} s", k.import_seconds.value()));
+  if (k.status == "ready" || (!k.devices.empty() && k.status != "no-gpu")) {
+    std::string gpus;
+    for (const auto& d : k.devices)
+      gpus += fmt::format("{}{} (sm {})", gpus.empty() ? "" : ", ", d.name,
+                          d.compute_capability.has() ? d.compute_capability.value() : "?");
+    parts.push_back(fmt::format("sees {} GPU{}: {}", k.devices.size(), k.devices.size() == 1 ? "" : "s", gpus));
+  }
+  if (k.status == "ready") {
+    std::string ops;
+    for (const auto& op : k.ops) ops += (ops.empty() ? "" : " and ") + op.name;
+    parts.push_back(ops + " on the GPU give the CPU's results");
+    std::string libs;
+    for (const auto& l : k.libraries)
+      if ((l.library == "cudnn" || l.library == "cublas" || l.library == "cudart") && l.version.has())
+        libs += fmt::format("{}{} {}", libs.empty() ? "" : ", ", l.library, l.version.value());
+    if (!libs.empty()) parts.push_back("loaded " + libs);
+  } else if (k.status == "no-gpu") {
+    parts.push_back("sees no GPU");
+  } else if (!k.error.empty()) {
+    parts.push_back(k.error);
+  } else {
+    parts.push_back(k.status);
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
 
 namespace {
 
@@ -308,13 +370,24 @@ Report diagnose(const Snapshot& s, const knowledge::Compat& k, const Options& o)
     return codes;
   };
   for (const auto& f : c.frameworks) {
-    FrameworkVerdict v{f.framework, f.package->version, f.env->interpreter, false, blocking(f.framework, f.env->interpreter)};
+    FrameworkVerdict v;
+    v.name = f.framework;
+    v.version = f.package->version;
+    v.python = f.env->interpreter;
+    v.blocking = blocking(f.framework, f.env->interpreter);
     v.ready = v.blocking.empty();
+    for (const auto& check : s.frameworks)
+      if (check.framework == f.framework && check.python == f.env->interpreter) {
+        v.check_status = check.status;
+        v.check_summary = check_summary(check);
+      }
     r.frameworks.push_back(std::move(v));
   }
   for (const auto& want : o.frameworks) {
     if (std::any_of(r.frameworks.begin(), r.frameworks.end(), [&](const auto& v) { return v.name == want; })) continue;
-    FrameworkVerdict v{want, "", "", false, blocking(want, "")};
+    FrameworkVerdict v;
+    v.name = want;
+    v.blocking = blocking(want, "");
     v.blocking.insert(v.blocking.begin(), "framework.not-installed");
     r.frameworks.push_back(std::move(v));
     // Asked for and absent: the first thing to do is to install it, as the plan says.
@@ -350,11 +423,14 @@ nlohmann::json report_to_json(const Report& r) {
   j["os"] = r.os;
   j["frameworks"] = nlohmann::json::array();
   for (const auto& v : r.frameworks)
-    j["frameworks"].push_back({{"name", v.name},
-                               {"version", v.version},
-                               {"python", v.python},
-                               {"ready", v.ready},
-                               {"blocking", v.blocking}});
+    j["frameworks"].push_back(
+        {{"name", v.name},
+         {"version", v.version},
+         {"python", v.python},
+         {"ready", v.ready},
+         {"blocking", v.blocking},
+         {"check", v.check_status.empty() ? nlohmann::json(nullptr)
+                                          : nlohmann::json{{"status", v.check_status}, {"summary", v.check_summary}}}});
   j["findings"] = nlohmann::json::array();
   for (const auto& f : r.findings)
     j["findings"].push_back({{"code", f.code},

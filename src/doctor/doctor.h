@@ -58,6 +58,9 @@ struct Rule {
 
 // Every rule, in the order a user must act on them (driver before CUDA before frameworks).
 const std::vector<Rule>& all_rules();
+// True for the codes of the rules that judge the deep framework checks (Snapshot::frameworks):
+// `verify` shows their findings next to its own.
+bool is_deep_rule(const std::string& code);
 
 struct FrameworkVerdict {
   std::string name;     // "pytorch" | "tensorflow" | "jax"
@@ -65,7 +68,12 @@ struct FrameworkVerdict {
   std::string python;   // interpreter
   bool ready = false;
   std::vector<std::string> blocking;  // codes of the errors that stop it
+  std::string check_status;           // FrameworkCheck::status when it was imported (--deep), else ""
+  std::string check_summary;          // "imported in 1.9 s; sees 1 GPU: NVIDIA H200 (sm 9.0); ..."
 };
+
+// One line on what importing a framework showed.
+std::string check_summary(const FrameworkCheck& k);
 
 // The three CUDA versions people confuse, side by side.
 struct CudaVersions {

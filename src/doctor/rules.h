@@ -44,6 +44,8 @@ std::string version_or(const LibraryCopy& c, const std::string& fallback = "?");
 // The lines that put a folder in front of the loader's search on this OS (Linux: the ld.so.conf.d
 // line and LD_LIBRARY_PATH; Windows: PATH and, for Python >= 3.8, os.add_dll_directory).
 std::vector<std::string> loader_path_fix(const Context& c, const std::string& dir, const PythonEnv* env = nullptr);
+// The plan's pip command for `framework` in this environment, as fix lines (rules_frameworks.cpp).
+std::vector<std::string> reinstall_lines(const Context& c, const std::string& framework, const PythonEnv& env);
 // Lines for one OS: Windows gets `windows`, everything else `posix`.
 std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows);
 
@@ -102,5 +104,16 @@ std::vector<Finding> rule_measured_copy_slow(const Context&);
 std::vector<Finding> rule_measured_gemm_slow(const Context&);
 std::vector<Finding> rule_measured_throttled(const Context&);
 std::vector<Finding> rule_measured_power_capped(const Context&);
+
+// what importing each framework showed (rules_deep.cpp; Snapshot::frameworks from --deep / verify)
+std::vector<Finding> rule_deep_import_failed(const Context&);
+std::vector<Finding> rule_deep_crashed(const Context&);
+std::vector<Finding> rule_deep_timeout(const Context&);
+std::vector<Finding> rule_deep_no_gpu(const Context&);
+std::vector<Finding> rule_deep_op_failed(const Context&);
+std::vector<Finding> rule_deep_wrong_result(const Context&);
+std::vector<Finding> rule_deep_not_run(const Context&);
+std::vector<Finding> rule_deep_library_mix(const Context&);
+std::vector<Finding> rule_deep_printed_problem(const Context&);
 
 }  // namespace gpuready::doctor

@@ -16,7 +16,8 @@ std::optional<Version> gpu_cc(const Snapshot& s) {
   return std::nullopt;
 }
 
-// The plan's pip command for `framework` in this environment, as fix lines.
+}  // namespace
+
 std::vector<std::string> reinstall_lines(const Context& c, const std::string& framework, const PythonEnv& env) {
   plan::PlanInputs in = plan::inputs_from_snapshot(c.k, c.s, "probe", framework, nullptr);
   in.framework = framework;
@@ -33,8 +34,6 @@ std::vector<std::string> reinstall_lines(const Context& c, const std::string& fr
     }
   return {};
 }
-
-}  // namespace
 
 std::vector<Finding> rule_torch_cpu_only(const Context& c) {
   if (!nvidia_on_bus(c.s) && c.s.nvidia.gpus.empty()) return {};

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parse/ascii.h"
+#include "parse/json_nesting.h"
 
 namespace gpuready::parse {
 namespace {
@@ -66,28 +67,6 @@ std::optional<std::string> dotted_from_macros(std::string_view text, const char*
   return out;
 }
 
-// Deepest bracket nesting outside strings; nlohmann's parser is iterative but the DOM it builds
-// is destroyed recursively, so absurd nesting is refused before parsing.
-bool nesting_ok(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') {
-      if (++depth > limit) return false;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 std::map<std::string, std::string> parse_defines(std::string_view text) {
@@ -118,7 +97,7 @@ std::map<std::string, std::string> parse_defines(std::string_view text) {
 }
 
 std::optional<CudaVersionJson> parse_cuda_version_json(std::string_view text) {
-  if (text.size() > (1u << 20) || !nesting_ok(text, 32)) return std::nullopt;
+  if (text.size() > (1u << 20) || !json_nesting_ok(text, 32)) return std::nullopt;
   const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   CudaVersionJson out;

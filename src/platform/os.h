@@ -77,6 +77,7 @@ struct ProcOptions {
   std::map<std::string, std::string> set_env;  // added to (or replacing in) the inherited env
   std::vector<std::string> unset_env;
   std::string stdin_data;                      // written to the child's stdin, then closed
+  std::string cwd;                             // the folder it runs in ("" = this process's)
   // Told each piece of the child's stderr as it arrives (progress from a long child), besides
   // collecting it in ProcResult::err. Pieces are not lines: the caller splits them.
   std::function<void(std::string_view)> on_stderr;
@@ -133,6 +134,12 @@ HostInfo host_info();
 // Whether standard output is a terminal that shows ANSI colours (on Windows this also turns
 // the console's VT processing on). NO_COLOR set, or TERM=dumb, means no.
 bool stdout_wants_color();
+
+// A new empty folder under the system's temporary folder, only this user may enter
+// (gpuready-<tag>-XXXXXX); nullopt with *error set when it cannot be made.
+std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error);
+// Removes a folder and everything in it; false when something stayed.
+bool remove_tree(const std::string& path);
 
 // Path helpers that know the OS separator.
 char path_separator();        // '/' or '\\'

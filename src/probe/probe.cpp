@@ -52,13 +52,26 @@ Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
   const double t_toolkits = timed([&] { collect_toolkits(os, s.toolkits); });
   python.get();
   s.notes.insert(s.notes.end(), python_notes.begin(), python_notes.end());
+  // The deep checks start as soon as the environments are known; their imports overlap the rest.
+  double t_frameworks = 0;
+  std::future<void> frameworks;
+  if (opts.deep)
+    frameworks = std::async(std::launch::async, [&] {
+      t_frameworks =
+          timed([&] { collect_frameworks(os, s.python, opts.framework_timeout, opts.deep_frameworks, s.frameworks); });
+    });
   const double t_pip_toolkits = timed([&] { collect_pip_toolkits(os, s.python, s.toolkits); });
   const double t_libraries = timed([&] { collect_libraries(os, s.toolkits, s.python, s.libraries); });
   nvidia.get();
+  if (frameworks.valid()) {
+    frameworks.get();
+    fill_loaded_versions(os, s.libraries, s.frameworks);
+  }
 
   s.timings = {{"os", t_os},         {"cpu", t_cpu},       {"pci", t_pci},
                {"nvidia", t_nvidia}, {"toolkits", t_toolkits + t_pip_toolkits}, {"python", t_python},
                {"libraries", t_libraries}};
+  if (opts.deep) s.timings.push_back({"frameworks", t_frameworks});
   return s;
 }
 

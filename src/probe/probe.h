@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/snapshot.h"
@@ -29,6 +30,10 @@ struct ProbeOptions {
   // How to run the isolated driver probe: argv prefix of a process that prints the
   // NvidiaDriverFacts JSON (normally {self, "__probe-driver"}). Empty = in-process.
   std::vector<std::string> driver_probe_argv;
+  // --deep: import every framework found, each in its own child (collect_frameworks).
+  bool deep = false;
+  std::chrono::milliseconds framework_timeout{60000};
+  std::vector<std::string> deep_frameworks;  // only these ("pytorch"); empty = every framework found
 };
 
 // --- collectors (one file each under src/probe) ---
@@ -47,6 +52,21 @@ void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEn
 // Libraries need the toolkits (their lib folders) and the Python envs (pip wheels).
 void collect_libraries(const Os& os, const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python,
                        LibraryFacts& out);                                    // libraries.cpp
+
+// The deep checks (framework_checks.cpp): each framework of each environment imported and exercised
+// by the embedded script probe/checks/framework_check.py in its own child, all at once (at most
+// max(2, CPUs) at a time), each with the timeout, from an empty folder, with the user's environment.
+// `only`: these frameworks ("pytorch", "tensorflow", "jax"); empty = all.
+void collect_frameworks(const Os& os, const std::vector<PythonEnv>& python, std::chrono::milliseconds timeout,
+                        const std::vector<std::string>& only, std::vector<FrameworkCheck>& out);
+// One of them: `framework` ("pytorch") installed as `package` ("torch") in the interpreter `python`.
+FrameworkCheck check_framework(const Os& os, const std::string& python, const std::string& framework,
+                               const std::string& package, std::chrono::milliseconds timeout);
+// Versions of loaded libraries that said none themselves, from the copies the probe read
+// (a pip wheel's metadata, a header next to it): matched by the file they really are.
+void fill_loaded_versions(const Os& os, const LibraryFacts& libraries, std::vector<FrameworkCheck>& checks);
+// The embedded check script's text.
+std::string_view framework_check_script();
 
 // Runs all collectors (independent ones concurrently) and stamps version, time, timings.
 Snapshot run_probe(const Os& os, const ProbeOptions& opts);

@@ -42,6 +42,7 @@ std::string render_doctor_console(const doctor::Report& r, const Snapshot& s, co
     }
     o += fmt::format("  {:<11} {:<16} {}  {}\n", v.name, v.version.empty() ? "not installed" : v.version, state,
                      v.python);
+    if (!v.check_summary.empty()) o += "              imported: " + v.check_summary + "\n";
   }
   if (r.frameworks.empty()) o += "  no TensorFlow, PyTorch or JAX found in the Python environments (gpuready plan)\n";
 

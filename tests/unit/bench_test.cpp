@@ -81,7 +81,9 @@ TEST(Bench, TheModelFollowsItsFlags) {
   EXPECT_EQ(j["model"]["layers"],
             "Conv2D 8 5x5 + ReLU, MaxPool 2, Conv2D 16 5x5 + ReLU, MaxPool 2, Flatten, Dense 32 + ReLU, Dense 10, "
             "softmax cross-entropy, Adam lr 0.01");
-  if (cpu_module_built()) EXPECT_EQ(j["runs"][0]["error"], "") << j.dump(1);
+  if (cpu_module_built()) {
+    EXPECT_EQ(j["runs"][0]["error"], "") << j.dump(1);
+  }
 }
 
 TEST(Bench, AnEngineThatIsMissingIsReportedNotACrash) {

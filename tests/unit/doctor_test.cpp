@@ -129,6 +129,49 @@ Measurement measured(const std::string& key, const std::string& status, double v
 }
 const char* kVenvLib = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/";
 
+// What `doctor --deep` finds for torch in the H200's venv when all is well (probe/framework_checks.cpp).
+FrameworkCheck torch_check() {
+  FrameworkCheck k;
+  k.framework = "pytorch";
+  k.package = "torch";
+  k.python = "/opt/torch/.venv/bin/python3";
+  k.status = "ready";
+  k.stage = "done";
+  k.version = std::string("2.11.0+cu130");
+  k.built_cuda = std::string("13.0");
+  k.built_cudnn = std::string("9.13.0");
+  k.runtime_cudnn = std::string("9.13.0");
+  k.arch_list = {"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"};
+  FrameworkDevice d;
+  d.name = "NVIDIA H200";
+  d.compute_capability = std::string("9.0");
+  d.memory_bytes = std::uint64_t{150754820096};
+  k.devices = {d};
+  FrameworkOp mm, conv;
+  mm.name = "matmul";
+  mm.max_error = 0.0;
+  mm.gpu_ms = 61.0;
+  conv.name = "conv2d";
+  conv.max_error = 0.0;
+  conv.gpu_ms = 410.0;
+  k.ops = {mm, conv};
+  const std::string lib = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/";
+  k.libraries = {
+      {lib + "libcudnn.so.9", "cudnn", std::string("9.13.0"), "cudnnGetVersion"},
+      {lib + "libcudnn_graph.so.9", "cudnn_graph", std::string("9.13.0"), "probe (the cuDNN set in its folder)"},
+      {std::string(kVenvLib) + "libcublas.so.13", "cublas", std::string("13.1.0"), "cublasGetProperty"}};
+  k.import_seconds = 1.9;
+  k.seconds = 4.2;
+  return k;
+}
+// The torch check of the H200 snapshot, changed by `change`.
+void deep(Snapshot& s, const std::function<void(FrameworkCheck&)>& change) {
+  FrameworkCheck k = torch_check();
+  change(k);
+  s.frameworks = {k};
+}
+void deep_ready(Snapshot& s) { s.frameworks = {torch_check()}; }
+
 struct Case {
   const char* code;
   std::function<void(Snapshot&)> fire;    // makes the H200 machine have the problem
@@ -507,11 +550,171 @@ const std::vector<Case>& cases() {
          s.measurements[0].clock_events = {"sw_power_cap"};
        },
        [](Snapshot& s) { s.measurements = {measured("gemm.bf16", "pass", 783, 0.79)}; }},
+      {"framework.import-failed",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "import-failed";
+           k.stage = "import";
+           k.version = Fact<std::string>::unknown("the import did not get that far");
+           k.error = "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory";
+           k.output = "Traceback (most recent call last):\nFile \"<stdin>\", line 167, in check_pytorch\n" + k.error;
+           k.devices.clear();
+           k.ops.clear();
+         });
+       },
+       deep_ready},
+      {"framework.crashed",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "crashed";
+           k.stage = "gpu-op conv2d";
+           k.error = "the interpreter was killed by SIGSEGV, a segmentation fault while running conv2d on the GPU";
+           k.output =
+               "Fatal Python error: Segmentation fault\nCurrent thread 0x00007f (most recent call first):\n"
+               "File \"/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/functional.py\", line 1 in conv2d";
+         });
+       },
+       deep_ready},
+      {"framework.check-timeout",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "timeout";
+           k.stage = "devices";
+           k.error = "did not finish within 60 s: stopped while listing its GPUs";
+         });
+       },
+       deep_ready},
+      {"framework.sees-no-gpu",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "no-gpu";
+           k.stage = "done";
+           k.gpu_error =
+               "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+               "and installed a driver from http://www.nvidia.com/Download/index.aspx";
+           k.output = k.gpu_error;
+           k.devices.clear();
+           k.ops.clear();
+         });
+       },
+       [](Snapshot& s) {  // a CPU-only wheel on this GPU machine: torch.cpu-only says it, once
+         auto& t = package(s, "torch");
+         t.version = "2.11.0+cpu";
+         t.details = {{"cuda", "none"}, {"variant", "cpu"}};
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "no-gpu";
+           k.built_cuda = Fact<std::string>::unknown("a CPU-only build (torch.version.cuda is None)");
+           k.devices.clear();
+           k.ops.clear();
+         });
+       }},
+      {"framework.gpu-op-failed",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "op-failed";
+           k.stage = "gpu-op matmul";
+           k.ops[0].error = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+           k.ops[0].max_error = Fact<double>::unknown("it failed");
+           k.output = k.ops[0].error;
+         });
+       },
+       deep_ready},
+      {"framework.gpu-wrong-result",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "wrong-result";
+           k.ops[1].max_error = 0.031;
+         });
+       },
+       [](Snapshot& s) { deep(s, [](FrameworkCheck& k) { k.ops[1].max_error = 3e-7; }); }},  // rounding
+      {"framework.library-mix",
+       [](Snapshot& s) {  // the cuDNN dispatcher from the wheel, an engine from another install
+         deep(s, [](FrameworkCheck& k) {
+           k.libraries.push_back({"/opt/conda/lib/libcudnn_engines_precompiled.so.9.14.0", "cudnn_engines_precompiled",
+                                  std::string("9.14.0"), "file name"});
+         });
+       },
+       deep_ready},
+      {"framework.printed-problem",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.output =
+               "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.2.3 as it may crash. To "
+               "support both 1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0.";
+         });
+       },
+       [](Snapshot& s) {  // a harmless line only
+         deep(s, [](FrameworkCheck& k) {
+           k.output =
+               "I tensorflow/core/platform/cpu_feature_guard.cc:210] This TensorFlow binary is optimized to use "
+               "available CPU instructions in performance-critical operations.";
+         });
+       }},
+      {"framework.check-not-run",
+       [](Snapshot& s) {
+         deep(s, [](FrameworkCheck& k) {
+           k.status = "error";
+           k.error = "could not run /opt/torch/.venv/bin/python3: No such file or directory";
+           k.devices.clear();
+           k.ops.clear();
+         });
+       },
+       deep_ready},
   };
   return all;
 }
 
 }  // namespace
+
+TEST(Doctor, ADeepCheckThatPassesKeepsTheMachineReadyAndSaysWhatItSaw) {
+  Snapshot s = h200();
+  deep_ready(s);
+  const Report r = run(s);
+  EXPECT_TRUE(r.findings.empty()) << codes(r);
+  EXPECT_TRUE(r.ready);
+  const auto torch =
+      std::find_if(r.frameworks.begin(), r.frameworks.end(), [](const auto& v) { return v.name == "pytorch"; });
+  ASSERT_NE(torch, r.frameworks.end());
+  EXPECT_EQ(torch->check_status, "ready");
+  EXPECT_NE(torch->check_summary.find("sees 1 GPU: NVIDIA H200 (sm 9.0)"), std::string::npos) << torch->check_summary;
+  EXPECT_NE(torch->check_summary.find("cudnn 9.13.0"), std::string::npos) << torch->check_summary;
+  // JAX was not imported: no check to report.
+  const auto jax =
+      std::find_if(r.frameworks.begin(), r.frameworks.end(), [](const auto& v) { return v.name == "jax"; });
+  ASSERT_NE(jax, r.frameworks.end());
+  EXPECT_TRUE(jax->check_status.empty());
+  for (const auto& v : report_to_json(r)["frameworks"]) {
+    if (v["name"] == "pytorch")
+      EXPECT_EQ(v["check"]["status"], "ready");
+    else
+      EXPECT_TRUE(v["check"].is_null()) << v.dump();
+  }
+}
+
+TEST(Doctor, ADeepFailureBlocksOnlyThatFrameworkInThatEnvironmentAndExplainsItsWords) {
+  Snapshot s = h200();
+  deep(s, [](FrameworkCheck& k) {
+    k.status = "op-failed";
+    k.stage = "gpu-op matmul";
+    k.ops[0].error = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+    k.output = "Traceback (most recent call last):\n" + k.ops[0].error;
+  });
+  const Report r = run(s);
+  EXPECT_FALSE(r.ready);
+  for (const auto& v : r.frameworks) {
+    if (v.name == "pytorch")
+      EXPECT_EQ(v.blocking, std::vector<std::string>{"framework.gpu-op-failed"});
+    else
+      EXPECT_TRUE(v.ready) << v.name;
+  }
+  const auto found = with_code(r, "framework.gpu-op-failed");
+  ASSERT_EQ(found.size(), 1u);
+  std::string evidence;
+  for (const auto& e : found[0]->evidence) evidence += e + "\n";
+  EXPECT_NE(evidence.find("known failure torch.no-kernel-image"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("GPU 0: NVIDIA H200 (compute capability 9.0)"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("sm_90"), std::string::npos) << evidence;
+}
 
 TEST(Doctor, TheHealthyH200MachineHasNoFindingsAndIsReady) {
   const Report r = run(h200());
@@ -527,6 +730,17 @@ TEST(Doctor, EveryRuleHasACaseAndTheCasesCoverEveryRule) {
   for (const auto& r : all_rules()) EXPECT_TRUE(rules.insert(r.code).second) << "duplicate code " << r.code;
   for (const auto& c : cases()) tested.insert(c.code);
   EXPECT_EQ(rules, tested);
+}
+
+TEST(Doctor, TheDeepRulesAreTheRulesThatSayDeep) {
+  int deep = 0;
+  for (const auto& r : all_rules()) {
+    const bool says = std::string(r.checks).rfind("--deep:", 0) == 0;
+    EXPECT_EQ(is_deep_rule(r.code), says) << r.code;
+    deep += says;
+  }
+  EXPECT_EQ(deep, 9);
+  EXPECT_FALSE(is_deep_rule("framework.no-kernels"));
 }
 
 TEST(Doctor, EachRuleFiresOnItsProblem) {

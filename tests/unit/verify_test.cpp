@@ -175,7 +175,31 @@ TEST(VerifyCli, WithoutAReachableDriverEveryCheckIsSkippedWithTheReason) {
     EXPECT_EQ(c.at("status"), "skip") << c.dump();
     EXPECT_FALSE(c.at("detail").get<std::string>().empty());
   }
-  EXPECT_EQ(j.at("checks").back().at("key"), "nvcc.run") << "the nvcc checks come after the copies";
+  // The copies, the module's checks, nvcc, then the frameworks (none installed: one "framework" check, skipped).
+  const auto& checks = j.at("checks");
+  ASSERT_GE(checks.size(), 2u);
+  EXPECT_EQ(checks.back().at("key").get<std::string>().rfind("framework", 0), 0u) << checks.back().dump();
+  size_t nvcc_run = checks.size();
+  for (size_t i = 0; i < checks.size(); ++i)
+    if (checks[i].at("key") == "nvcc.run") nvcc_run = i;
+  ASSERT_LT(nvcc_run, checks.size());
+  for (size_t i = nvcc_run + 1; i < checks.size(); ++i)
+    EXPECT_EQ(checks[i].at("key").get<std::string>().rfind("framework", 0), 0u) << checks[i].dump();
+}
+
+TEST(VerifyCli, FrameworkChecksAreAFamilyOfTheirOwn) {
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(120);
+  const auto r = real_os().proc.run({GPUREADY_EXE, "verify", "--json", "-t", "framework.jax"}, o);
+  const auto j = nlohmann::json::parse(r.out);
+  // Only JAX is imported: no copies, no module, no nvcc; without JAX here, one skipped "framework" check.
+  for (const auto& c : j.at("checks")) {
+    const std::string key = c.at("key");
+    EXPECT_TRUE(key == "framework.jax" || key == "framework") << c.dump();
+  }
+  const auto bad = real_os().proc.run({GPUREADY_EXE, "verify", "-t", "framework.mxnet"}, o);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("framework.pytorch"), std::string::npos) << bad.err;
 }
 
 TEST(VerifyCli, OnlyTheFamiliesNamedByTestRun) {

@@ -1,10 +1,14 @@
 // The real POSIX Os bundle and host facts from uname/sysinfo.
-#include <cstdlib>
-#include <string>
-
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
 
 #include "platform/posix/posix_os.h"
 
@@ -33,6 +37,22 @@ HostInfo host_info() {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   if (n > 0) h.logical_cpus = static_cast<int>(n);
   return h;
+}
+
+std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpuready-" + tag + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {  // mode 0700
+    if (error) *error = "cannot make a folder like " + pattern + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  return pattern;
+}
+
+bool remove_tree(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  return !ec;
 }
 
 bool stdout_wants_color() {

@@ -71,6 +71,11 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
     ::dup2(out_pipe[1], 1);
     ::dup2(err_pipe[1], 2);
     ::signal(SIGPIPE, SIG_DFL);
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) {
+      const int e = -errno;  // negative: the folder, not the program, is what failed
+      (void)!::write(exec_pipe[1], &e, sizeof e);
+      ::_exit(127);
+    }
     ::execvpe(cargv[0], cargv.data(), cenv.data());
     const int e = errno;
     (void)!::write(exec_pipe[1], &e, sizeof e);
@@ -93,7 +98,8 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
     ::close(in_pipe[1]);
-    r.error = argv[0] + ": " + std::strerror(exec_errno);
+    r.error = exec_errno < 0 ? "cannot run in " + options.cwd + ": " + std::strerror(-exec_errno)
+                             : argv[0] + ": " + std::strerror(exec_errno);
     return r;
   }
   r.started = true;

@@ -1,9 +1,12 @@
 // The real Windows Os bundle, host facts (RtlGetVersion, IsWow64Process2 / GetNativeSystemInfo,
 // GlobalMemoryStatusEx, GetComputerNameExW) and the UTF-8/UTF-16, long-path and error-text
 // helpers every win32 seam shares.
+#include <atomic>
 #include <climits>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include "platform/win32/win32_os.h"
 
@@ -200,6 +203,35 @@ bool stdout_wants_color() {
   DWORD mode = 0;
   if (out == INVALID_HANDLE_VALUE || !::GetConsoleMode(out, &mode)) return false;  // a pipe or a file
   return ::SetConsoleMode(out, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
+}
+
+std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error) {
+  wchar_t base[MAX_PATH + 1];
+  const DWORD n = ::GetTempPathW(MAX_PATH + 1, base);
+  if (n == 0 || n > MAX_PATH) {
+    if (error) *error = win32::error_with("GetTempPathW", ::GetLastError());
+    return std::nullopt;
+  }
+  // A name nobody else holds: the process id and a counter, retried while it exists.
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::wstring dir = std::wstring(base) + L"gpuready-" + win32::to_wide(tag) + L"-" +
+                             std::to_wstring(::GetCurrentProcessId()) + L"-" + std::to_wstring(counter++);
+    if (::CreateDirectoryW(dir.c_str(), nullptr)) return win32::to_utf8(dir);
+    const DWORD e = ::GetLastError();
+    if (e != ERROR_ALREADY_EXISTS) {
+      if (error) *error = win32::error_with(win32::to_utf8(dir), e);
+      return std::nullopt;
+    }
+  }
+  if (error) *error = "cannot make a new folder in the temporary folder";
+  return std::nullopt;
+}
+
+bool remove_tree(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(win32::to_wide(path)), ec);
+  return !ec;
 }
 
 }  // namespace gpuready

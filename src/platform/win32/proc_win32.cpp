@@ -351,8 +351,9 @@ ProcResult Win32Proc::run(const std::vector<std::string>& argv, const ProcOption
   // it with STATUS_DLL_NOT_FOUND instead of a modal box nobody will click.
   const UINT old_mode = ::GetErrorMode();
   ::SetErrorMode(old_mode | SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+  const std::wstring cwd = win32::to_wide(options.cwd);
   const BOOL created = ::CreateProcessW(program->c_str(), cmd.data(), nullptr, nullptr, TRUE, flags, block.data(),
-                                        nullptr, &si.StartupInfo, &pi);
+                                        cwd.empty() ? nullptr : cwd.c_str(), &si.StartupInfo, &pi);
   const DWORD create_error = created ? ERROR_SUCCESS : ::GetLastError();
   ::SetErrorMode(old_mode);
   if (have_attrs) ::DeleteProcThreadAttributeList(attrs);
