@@ -73,8 +73,12 @@ Fact<std::string> built_cuda(const json& j, const std::string& framework) {
     return Fact<std::string>::unknown("a CPU-only build (tf.sysconfig.get_build_info()['is_cuda_build'] is False)");
   const std::string v = text_of(j, "built_cuda", 64);
   if (v.empty()) {
-    if (framework == "pytorch") return Fact<std::string>::unknown("a CPU-only build (torch.version.cuda is None)");
-    return Fact<std::string>::unknown("the framework does not say");
+    // Only a null it reported means a CPU-only build; no key means the check never got that far.
+    const auto it = j.find("built_cuda");
+    if (framework == "pytorch" && it != j.end() && it->is_null())
+      return Fact<std::string>::unknown("a CPU-only build (torch.version.cuda is None)");
+    return Fact<std::string>::unknown(it == j.end() && !j.contains("version") ? "the check did not get that far"
+                                                                              : "the framework does not say");
   }
   return framework == "tensorflow" ? normalize_tf_cuda_version(v) : v;
 }
@@ -83,7 +87,7 @@ Fact<std::string> cudnn_fact(const json& j, const char* text_key, const char* in
   if (const auto n = int_of(j, int_key)) {
     if (const std::string v = cudnn_version_of_int(*n); !v.empty()) return v;
   }
-  const std::string v = text_of(j, text_key, 64);
+  const std::string v = text_key ? text_of(j, text_key, 64) : std::string();
   if (!v.empty()) return framework == "tensorflow" ? normalize_tf_cuda_version(v) : v;
   return Fact<std::string>::unknown("the framework does not say");
 }
@@ -125,6 +129,10 @@ std::optional<FrameworkAnswer> parse_framework_answer(std::string_view out, Fram
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
 
   FrameworkAnswer a;
+  c.arch_list.clear();
+  c.devices.clear();
+  c.ops.clear();
+  c.libraries.clear();
   const std::string fw = text_of(j, "framework", 32);
   a.gpu_available = bool_of(j, "gpu_available");
   c.stage = text_of(j, "stage", 64);
@@ -134,7 +142,7 @@ std::optional<FrameworkAnswer> parse_framework_answer(std::string_view out, Fram
     c.version = Fact<std::string>::unknown("the import did not get that far");
   c.built_cuda = built_cuda(j, fw);
   c.built_cudnn = cudnn_fact(j, "built_cudnn", "built_cudnn_int", fw);
-  c.runtime_cudnn = cudnn_fact(j, "", "runtime_cudnn", fw);
+  c.runtime_cudnn = cudnn_fact(j, nullptr, "runtime_cudnn", fw);
   if (const auto n = int_of(j, "runtime_cuda_int"); n && !cuda_version_of_int(*n).empty())
     c.runtime_cuda = cuda_version_of_int(*n);
   else
@@ -229,6 +237,10 @@ std::string framework_output(std::string_view out, std::string_view err, size_t 
       if (line.substr(0, skip.size()) == skip) continue;
       const std::string clean = clean_text(line, 2000);
       if (clean.empty()) continue;
+      // Keep a traceback's indentation (clean_text trims it).
+      size_t indent = 0;
+      while (indent < line.size() && indent < 16 && line[indent] == ' ') ++indent;
+      all.append(indent, ' ');
       all += clean;
       all += '\n';
     }
@@ -237,7 +249,7 @@ std::string framework_output(std::string_view out, std::string_view err, size_t 
   add_lines(out, kFrameworkCheckMarker);
   if (all.size() <= max_bytes) return all;
   // Keep whole lines from both ends (a cut inside a line could split a UTF-8 character).
-  const std::string cut = "\n[... " + std::to_string(all.size()) + " bytes, the middle left out ...]\n";
+  const std::string cut = "\n[... the middle left out of " + std::to_string(all.size()) + " bytes ...]\n";
   if (max_bytes < 2 * cut.size()) return {};
   const size_t keep = (max_bytes - cut.size()) / 2;
   size_t head_end = all.rfind('\n', keep);

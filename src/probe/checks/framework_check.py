@@ -7,6 +7,7 @@
 # It reports facts only; gpuready judges them (doctor/rules_deep.cpp). Each stage is announced on
 # stderr first, so a hang or a crash says where it stopped. Python 3.6 and later.
 import json
+import math
 import os
 import re
 import sys
@@ -36,6 +37,19 @@ def stage(name):
     sys.stderr.flush()
 
 
+def clean(o):
+    """JSON the reader can take: no NaN or Infinity, no lone surrogates (undecodable bytes in a path)."""
+    if isinstance(o, str):
+        return o.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {clean(k): clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [clean(v) for v in o]
+    return o
+
+
 def text(e):
     return (type(e).__name__ + ": " + str(e))[:4000]
 
@@ -51,7 +65,7 @@ def loaded_files():
     """Every file mapped into this process (Linux), or every module loaded (Windows)."""
     out = []
     if sys.platform.startswith("linux"):
-        with open("/proc/self/maps") as f:
+        with open("/proc/self/maps", errors="surrogateescape") as f:
             for line in f:
                 parts = line.split(None, 5)
                 if len(parts) == 6:
@@ -137,8 +151,11 @@ def op_result(name, run, to_list, cpu_fn, gpu_fn):
         t = time.time()
         got = to_list(run(gpu_fn))
         op["gpu_ms"] = (time.time() - t) * 1000.0
+        bad = sum(1 for x in got if not math.isfinite(x))
         if len(ref) != len(got):
             op["error"] = "the GPU result has %d values, the CPU's %d" % (len(got), len(ref))
+        elif bad:  # max() would skip a NaN that is not first: count them
+            op["error"] = "the GPU result has %d values that are not finite (NaN or Inf); the CPU's has none" % bad
         else:
             scale = max(abs(x) for x in ref) or 1.0
             op["max_error"] = max(abs(a - b) for a, b in zip(ref, got)) / scale
@@ -392,7 +409,7 @@ def main():
             R["libraries_error"] = text(e)
     R["seconds"] = time.time() - T0
     stage("done")
-    sys.stdout.write("\n" + MARK + json.dumps(R) + "\n")
+    sys.stdout.write("\n" + MARK + json.dumps(clean(R), allow_nan=False) + "\n")
     sys.stdout.flush()
 
 
