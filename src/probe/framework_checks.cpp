@@ -147,17 +147,23 @@ void classify(LoadedLibrary& l) {
   }
 }
 
-}  // namespace
-
-FrameworkCheck check_framework(const Os& os, const std::string& python, const std::string& framework,
-                               const std::string& package, std::chrono::milliseconds timeout) {
+// A check before (or without) an answer: every fact unknown for the same reason.
+FrameworkCheck not_imported(const std::string& python, const std::string& framework, const std::string& package) {
   FrameworkCheck c;
   c.framework = framework;
   c.package = package;
   c.python = python;
-  c.version = Fact<std::string>::unknown("not imported");
+  const auto why = Fact<std::string>::unknown("not imported");
+  c.version = c.built_cuda = c.built_cudnn = c.runtime_cudnn = c.runtime_cuda = why;
   c.import_seconds = Fact<double>::unknown("not imported");
+  return c;
+}
 
+}  // namespace
+
+FrameworkCheck check_framework(const Os& os, const std::string& python, const std::string& framework,
+                               const std::string& package, std::chrono::milliseconds timeout) {
+  FrameworkCheck c = not_imported(python, framework, package);
   std::string err;
   const auto dir = make_temp_dir("check", &err);
   if (!dir) {
@@ -210,14 +216,9 @@ void collect_frameworks(const Os& os, const std::vector<PythonEnv>& python, std:
   auto run = [&os, timeout](const Job& j) {
     // An interpreter the probe could not even find (a dangling venv link) is not run.
     if (!j.env->error.empty() && !j.env->prefix.has()) {
-      FrameworkCheck c;
-      c.framework = j.framework;
-      c.package = j.package;
-      c.python = j.env->interpreter;
+      FrameworkCheck c = not_imported(j.env->interpreter, j.framework, j.package);
       c.status = "error";
       c.error = "not run: " + j.env->error;
-      c.version = Fact<std::string>::unknown("not imported");
-      c.import_seconds = Fact<double>::unknown("not imported");
       return c;
     }
     slots.acquire();

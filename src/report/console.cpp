@@ -208,6 +208,32 @@ void render_python(Out& o, const Snapshot& s) {
   }
 }
 
+// The deep checks (--deep): what each framework showed when imported, and every GPU library it loaded.
+void render_frameworks(Out& o, const Snapshot& s) {
+  if (s.frameworks.empty()) return;
+  o.section("Frameworks, imported");
+  for (const auto& k : s.frameworks) {
+    o.raw(fmt::format("  {} {}  {}  [{}]\n", k.package, o.show(k.version), k.status, k.python));
+    if (!k.error.empty()) o.raw(fmt::format("    ! {}\n", k.error));
+    if (!k.gpu_error.empty()) o.raw(fmt::format("    ! {}\n", k.gpu_error));
+    o.raw(fmt::format(
+        "    built with CUDA {}, cuDNN {}; runs cuDNN {}; import {}\n", o.show(k.built_cuda), o.show(k.built_cudnn),
+        o.show(k.runtime_cudnn),
+        k.import_seconds.has() ? fmt::format("{:.2f} s", k.import_seconds.value()) : o.show(k.import_seconds)));
+    if (!k.arch_list.empty()) o.raw("    kernels for: " + join(k.arch_list) + "\n");
+    for (const auto& d : k.devices)
+      o.raw(fmt::format("    GPU {}: {} (compute capability {})\n", d.index, d.name, o.show(d.compute_capability)));
+    for (const auto& op : k.ops)
+      o.raw(fmt::format(
+          "    {:<7} GPU vs CPU: {}{}\n", op.name,
+          op.max_error.has() ? fmt::format("max difference {:.3g}", op.max_error.value()) : o.show(op.max_error),
+          op.gpu_ms.has() ? fmt::format(", first GPU call {:.0f} ms", op.gpu_ms.value()) : ""));
+    for (const auto& l : k.libraries)
+      o.raw(fmt::format("    loaded {:<26} {}{}\n", l.library.empty() ? "(other)" : l.library, l.path,
+                        l.version.has() ? "  " + l.version.value() + " (" + l.version_source + ")" : ""));
+  }
+}
+
 }  // namespace
 
 std::string render_snapshot_console(const Snapshot& s, const ConsoleStyle& style) {
@@ -219,6 +245,7 @@ std::string render_snapshot_console(const Snapshot& s, const ConsoleStyle& style
   render_toolkits(o, s);
   render_libraries(o, s);
   render_python(o, s);
+  render_frameworks(o, s);
   if (!s.notes.empty()) {
     o.section("Notes");
     for (const auto& n : s.notes) o.raw("  " + n + "\n");
