@@ -131,56 +131,56 @@ const PythonEnv* env_of(const Context& c, const std::string& python) {
   return nullptr;
 }
 
+// One finding for each check with this status, its fields filled by `write(check, finding)`; a
+// `write` that returns false leaves that check out.
+template <class Write>
+std::vector<Finding> per_check(const Context& c, const char* status, Write write) {
+  std::vector<Finding> out;
+  for (const auto& k : c.s.frameworks) {
+    if (k.status != status) continue;
+    Finding f = scoped(k);
+    if (write(k, f)) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// When no known failure gave a fix: the import by hand, the advice, and the plan's reinstall.
+void fix_or_reinstall(const Context& c, const FrameworkCheck& k, Finding& f, const std::string& advice) {
+  if (!f.fix.empty()) return;
+  f.fix = {import_line(k), advice};
+  if (const PythonEnv* env = env_of(c, k.python))
+    for (auto& l : reinstall_lines(c, k.framework, *env)) f.fix.push_back(l);
+}
+
 }  // namespace
 
 std::vector<Finding> rule_deep_import_failed(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& k : c.s.frameworks) {
-    if (k.status != "import-failed") continue;
-    Finding f = scoped(k);
+  return per_check(c, "import-failed", [&](const FrameworkCheck& k, Finding& f) {
     f.title = fmt::format("{} cannot be imported in {}: {}", k.package, k.python, k.error);
     f.evidence = {"import " + (k.framework == "pytorch" ? std::string("torch") : k.framework) + " raised " + k.error};
     add_problems(f, problems(c, k));
     for (auto& l : output_tail(k, 4)) f.evidence.push_back(l);
-    if (f.fix.empty()) {
-      f.fix.push_back(import_line(k));
-      f.fix.push_back(
-          "gpuready explain --file <the error saved to a file>   # its cause and fix, if it is a known one");
-      if (const PythonEnv* env = env_of(c, k.python))
-        for (auto& l : reinstall_lines(c, k.framework, *env)) f.fix.push_back(l);
-    }
-    out.push_back(std::move(f));
-  }
-  return out;
+    fix_or_reinstall(c, k, f,
+                     "gpuready explain --file <the error saved to a file>   # its cause and fix, if it is a known one");
+    return true;
+  });
 }
 
 std::vector<Finding> rule_deep_crashed(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& k : c.s.frameworks) {
-    if (k.status != "crashed") continue;
-    Finding f = scoped(k);
+  return per_check(c, "crashed", [&](const FrameworkCheck& k, Finding& f) {
     f.title = fmt::format("Python crashed with {}: {}", k.package, k.error);
     f.evidence = {who(k) + ": " + k.error};
     add_problems(f, problems(c, k));
     for (auto& l : crash_report(k, 6)) f.evidence.push_back(l);
-    if (f.fix.empty()) {
-      f.fix.push_back(import_line(k));
-      f.fix.push_back(
-          "# a crash inside a native library: update the framework (and the driver), or reinstall it; the "
-          "stack above names the library it died in");
-      if (const PythonEnv* env = env_of(c, k.python))
-        for (auto& l : reinstall_lines(c, k.framework, *env)) f.fix.push_back(l);
-    }
-    out.push_back(std::move(f));
-  }
-  return out;
+    fix_or_reinstall(c, k, f,
+                     "# a crash inside a native library: update the framework (and the driver), or reinstall it; "
+                     "the stack above names the library it died in");
+    return true;
+  });
 }
 
 std::vector<Finding> rule_deep_timeout(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& k : c.s.frameworks) {
-    if (k.status != "timeout") continue;
-    Finding f = scoped(k);
+  return per_check(c, "timeout", [&](const FrameworkCheck& k, Finding& f) {
     f.title = fmt::format("{} {}", who(k), k.error);
     f.evidence = {fmt::format("the last step it announced: {}", k.stage.empty() ? "none" : k.stage)};
     add_problems(f, problems(c, k));
@@ -191,24 +191,19 @@ std::vector<Finding> rule_deep_timeout(const Context& c) {
              "(PTX JIT), can take minutes: gpuready doctor --deep --framework-timeout 600",
              "# hung for good: a driver or GPU that does not answer (nvidia-smi hangs too), or a package that waits "
              "on the network at import"};
-    out.push_back(std::move(f));
-  }
-  return out;
+    return true;
+  });
 }
 
 std::vector<Finding> rule_deep_no_gpu(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& k : c.s.frameworks) {
-    if (k.status != "no-gpu" || static_cpu_only_covers(c, k)) continue;
-    Finding f = scoped(k);
+  return per_check(c, "no-gpu", [&](const FrameworkCheck& k, Finding& f) {
+    if (static_cpu_only_covers(c, k)) return false;
     const auto ps = problems(c, k);
-    std::string cause;
-    if (!k.built_cuda.has() && k.built_cuda.why() != "the framework does not say")
-      cause = k.built_cuda.why();
-    else if (!ps.empty())
-      cause = ps.front().match.title;
-    f.title = fmt::format("{} {}{} sees no GPU{}", display_name(k.framework),
-                          k.version.has() ? k.version.value() + " " : std::string(), "in " + k.python,
+    // Not a CUDA build at all (CPU-only, ROCm, JAX without its CUDA plugin): the reinstall is the fix.
+    const bool not_cuda = !k.built_cuda.has() && k.built_cuda.why() != "the framework does not say";
+    const std::string cause = not_cuda ? k.built_cuda.why() : ps.empty() ? std::string() : ps.front().match.title;
+    f.title = fmt::format("{} {}in {} sees no GPU{}", display_name(k.framework),
+                          k.version.has() ? k.version.value() + " " : std::string(), k.python,
                           cause.empty() ? std::string() : ": " + cause);
     f.evidence.push_back(fmt::format("{}: built with CUDA {}; GPUs it lists: none", who(k),
                                      k.built_cuda.has() ? k.built_cuda.value() : "none (" + k.built_cuda.why() + ")"));
@@ -216,26 +211,19 @@ std::vector<Finding> rule_deep_no_gpu(const Context& c) {
     if (!k.error.empty()) f.evidence.push_back("it raised: " + k.error);
     if (!machine_has_gpu(c.s))
       f.evidence.push_back("gpuready finds no NVIDIA GPU on this machine either (gpu.none): that comes first");
-    if (!k.built_cuda.has() && k.built_cuda.why() != "the framework does not say") {
+    if (not_cuda)
       if (const PythonEnv* env = env_of(c, k.python)) f.fix = reinstall_lines(c, k.framework, *env);
-      add_problems(f, ps);
-    } else {
-      add_problems(f, ps);
-      if (f.fix.empty())
-        f.fix = {"nvidia-smi   # the driver must list the GPU first",
-                 "echo \"$CUDA_VISIBLE_DEVICES\"   # an empty or wrong list hides GPUs from every framework",
-                 import_line(k)};
-    }
-    out.push_back(std::move(f));
-  }
-  return out;
+    add_problems(f, ps);
+    if (f.fix.empty())
+      f.fix = {"nvidia-smi   # the driver must list the GPU first",
+               "echo \"$CUDA_VISIBLE_DEVICES\"   # an empty or wrong list hides GPUs from every framework",
+               import_line(k)};
+    return true;
+  });
 }
 
 std::vector<Finding> rule_deep_op_failed(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& k : c.s.frameworks) {
-    if (k.status != "op-failed") continue;
-    Finding f = scoped(k);
+  return per_check(c, "op-failed", [&](const FrameworkCheck& k, Finding& f) {
     std::string what = k.error;
     std::string op_name = k.stage.rfind("gpu-op ", 0) == 0 ? k.stage.substr(7) : "an operation";
     for (const auto& op : k.ops)
@@ -255,19 +243,13 @@ std::vector<Finding> rule_deep_op_failed(const Context& c) {
     }
     add_problems(f, problems(c, k));
     for (auto& l : output_tail(k, 4)) f.evidence.push_back(l);
-    if (f.fix.empty()) {
-      f.fix = {import_line(k), "gpuready verify   # the GPU itself: copies, matrix products, memory"};
-    }
-    out.push_back(std::move(f));
-  }
-  return out;
+    if (f.fix.empty()) f.fix = {import_line(k), "gpuready verify   # the GPU itself: copies, matrix products, memory"};
+    return true;
+  });
 }
 
 std::vector<Finding> rule_deep_wrong_result(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& k : c.s.frameworks) {
-    if (k.status != "wrong-result") continue;
-    Finding f = scoped(k);
+  return per_check(c, "wrong-result", [&](const FrameworkCheck& k, Finding& f) {
     std::string worst;
     for (const auto& op : k.ops) {
       const std::string e = op.max_error.has() ? fmt::format("{:.3g}", op.max_error.value()) : op.max_error.why();
@@ -281,23 +263,18 @@ std::vector<Finding> rule_deep_wrong_result(const Context& c) {
              "nvidia-smi -q -d ECC,ROW_REMAPPER   # memory errors the GPU counted",
              "# the operands are exact in fp32 and TF32: any difference beyond rounding is the GPU, its memory or the "
              "framework's kernels computing wrong"};
-    out.push_back(std::move(f));
-  }
-  return out;
+    return true;
+  });
 }
 
 std::vector<Finding> rule_deep_not_run(const Context& c) {
-  std::vector<Finding> out;
-  for (const auto& k : c.s.frameworks) {
-    if (k.status != "error") continue;
-    Finding f = scoped(k);
+  return per_check(c, "error", [&](const FrameworkCheck& k, Finding& f) {
     f.title = fmt::format("gpuready could not check {} in {}: {}", k.package, k.python, k.error);
     f.evidence = {k.error};
     for (auto& l : output_tail(k, 4)) f.evidence.push_back(l);
     f.fix = {import_line(k)};
-    out.push_back(std::move(f));
-  }
-  return out;
+    return true;
+  });
 }
 
 std::vector<Finding> rule_deep_library_mix(const Context& c) {

@@ -6,6 +6,7 @@
 # gpuready runs it in a child with a timeout, from an empty folder (probe/framework_checks.cpp).
 # It reports facts only; gpuready judges them (doctor/rules_deep.cpp). Each stage is announced on
 # stderr first, so a hang or a crash says where it stopped. Python 3.6 and later.
+import importlib
 import json
 import math
 import os
@@ -178,13 +179,19 @@ CONV_X = (8, 3, 32, 32)  # NCHW
 CONV_W = (16, 3, 3, 3)   # OIHW
 
 
-def check_pytorch():
+def import_framework(module):
+    """Imports it as the user's code would, timed; its version."""
     stage("import")
     t = time.time()
-    import torch
+    m = importlib.import_module(module)
     R["import_seconds"] = time.time() - t
-    R["version"] = str(torch.__version__)
+    R["version"] = str(m.__version__)
     stage("build")
+    return m
+
+
+def check_pytorch():
+    torch = import_framework("torch")
     R["built_cuda"] = torch.version.cuda
     R["built_hip"] = getattr(torch.version, "hip", None)
     try:
@@ -249,12 +256,7 @@ def check_pytorch():
 
 
 def check_tensorflow():
-    stage("import")
-    t = time.time()
-    import tensorflow as tf
-    R["import_seconds"] = time.time() - t
-    R["version"] = str(tf.__version__)
-    stage("build")
+    tf = import_framework("tensorflow")
     try:
         info = dict(tf.sysconfig.get_build_info())
         R["built_cuda"] = info.get("cuda_version")
@@ -316,13 +318,8 @@ def check_tensorflow():
 
 
 def check_jax():
-    stage("import")
-    t = time.time()
-    import jax
+    jax = import_framework("jax")
     import jax.numpy as jnp
-    R["import_seconds"] = time.time() - t
-    R["version"] = str(jax.__version__)
-    stage("build")
     try:
         import jaxlib
         R["jaxlib"] = str(getattr(jaxlib, "__version__", "") or jaxlib.version.__version__)
