@@ -35,7 +35,10 @@ mkdir -p "$out/obj" "$out/include"
 # through links in a folder of their own, so no other Linux header can leak into the build.
 ln -sfn /usr/include/nlohmann "$out/include/nlohmann"
 ln -sfn /usr/include/fmt "$out/include/fmt"
-flags=(-std=c++20 -Wall -Wextra -Wpedantic -Wshadow -Isrc -isystem "$out/include" -DFMT_HEADER_ONLY
+# stb (train/'s image decoding) is header-only too: its folder alone, as CMake gives it (Debian's libstb-dev).
+ln -sfn /usr/include/stb "$out/include/stb"
+flags=(-std=c++20 -Wall -Wextra -Wpedantic -Wshadow -Isrc -isystem "$out/include" -isystem "$out/include/stb"
+       -DFMT_HEADER_ONLY
        -DGPUREADY_VERSION=\"win32-check\")
 status=0
 
@@ -55,6 +58,12 @@ done
 if [ "$quick" = 0 ]; then
   echo "== 2. the rest of src/ except cli/ and platform/posix/ (objects)"
   mapfile -t others < <(find src -name '*.cpp' -not -path 'src/cli/*' -not -path 'src/platform/*' | sort)
+  # What the build generates (src/CMakeLists.txt): the knowledge tables and the framework check script, compiled in.
+  mkdir -p "$out/gen"
+  cmake -DDATA_DIR="$root/data" -DOUT="$out/gen/knowledge_embedded.cpp" -P cmake/embed_data.cmake &&
+    cmake -DIN="$root/src/probe/checks/framework_check.py" -DOUT="$out/gen/framework_check_embedded.cpp" \
+      -DFUNCTION=framework_check_script -P cmake/embed_text.cmake || status=1
+  others+=("$out/gen/knowledge_embedded.cpp" "$out/gen/framework_check_embedded.cpp")
   lib_objs=()
   lib_ok=1
   for src in "${others[@]}"; do
