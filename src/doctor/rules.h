@@ -26,7 +26,9 @@ struct BuildCuda {
   const PythonPackage* plugin = nullptr;  // JAX: the jax-cudaNN-plugin that says it
 };
 std::optional<BuildCuda> build_cuda(const InstalledFramework& f);
-std::string env_version(const PythonEnv& env);  // "3.12.3" or "?"
+std::string env_version(const PythonEnv& env);
+// A CPU-only PyTorch wheel by its metadata: torch/version.py's cuda is "none" or the local version is "+cpu".
+bool torch_cpu_only_wheel(const PythonPackage& torch);  // "3.12.3" or "?"
 // A folder, with /usr/lib and /lib taken as one (merged-/usr distributions: the loader cache
 // says /lib/x86_64-linux-gnu where the probe walked /usr/lib/x86_64-linux-gnu).
 std::string folder_key(const std::string& dir);

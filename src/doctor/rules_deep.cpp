@@ -116,11 +116,7 @@ bool machine_has_gpu(const Snapshot& s) { return nvidia_on_bus(s) || !s.nvidia.g
 bool static_cpu_only_covers(const Context& c, const FrameworkCheck& k) {
   if (k.framework != "pytorch" || !machine_has_gpu(c.s)) return false;
   for (const auto& f : c.frameworks) {
-    if (f.framework != "pytorch" || f.env->interpreter != k.python) continue;
-    const auto& d = f.package->details;
-    const auto cuda = d.find("cuda");
-    const auto variant = d.find("variant");
-    return (cuda != d.end() && cuda->second == "none") || (variant != d.end() && variant->second == "cpu");
+    if (f.framework == "pytorch" && f.env->interpreter == k.python) return torch_cpu_only_wheel(*f.package);
   }
   return false;
 }

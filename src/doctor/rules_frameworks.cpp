@@ -35,16 +35,19 @@ std::vector<std::string> reinstall_lines(const Context& c, const std::string& fr
   return {};
 }
 
+bool torch_cpu_only_wheel(const PythonPackage& torch) {
+  const auto& d = torch.details;
+  const auto cuda = d.find("cuda");
+  const auto variant = d.find("variant");
+  return (cuda != d.end() && cuda->second == "none") || (variant != d.end() && variant->second == "cpu");
+}
+
 std::vector<Finding> rule_torch_cpu_only(const Context& c) {
   if (!nvidia_on_bus(c.s) && c.s.nvidia.gpus.empty()) return {};
   std::vector<Finding> out;
   for (const auto& f : c.frameworks) {
     if (f.framework != "pytorch") continue;
-    const auto& d = f.package->details;
-    const auto cuda = d.find("cuda");
-    const auto variant = d.find("variant");
-    const bool cpu = (cuda != d.end() && cuda->second == "none") || (variant != d.end() && variant->second == "cpu");
-    if (!cpu) continue;
+    if (!torch_cpu_only_wheel(*f.package)) continue;
     Finding x;
     x.title = fmt::format("torch {} is a CPU-only build: torch.cuda.is_available() is False on this GPU machine",
                           f.package->version);

@@ -20,16 +20,12 @@
 #include "parse/framework_answer.h"
 #include "probe/libraries_catalog.h"
 #include "probe/probe.h"
+#include "probe/python_internal.h"
 
 namespace gpuready {
 namespace {
 
 constexpr size_t kMaxOutputKept = 32 * 1024;
-
-std::string seconds_text(std::chrono::milliseconds ms) {
-  if (ms.count() % 1000 == 0) return std::to_string(ms.count() / 1000) + " s";
-  return fmt::format("{:.1f} s", static_cast<double>(ms.count()) / 1000.0);
-}
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -80,7 +76,8 @@ void set_status(FrameworkCheck& c, const ProcResult& r, const std::optional<pars
   if (r.timed_out) {
     c.status = "timeout";
     c.stage = announced;
-    c.error = fmt::format("did not finish within {}: stopped while {}", seconds_text(timeout), stage_words(announced));
+    c.error = fmt::format("did not finish within {}: stopped while {}", python::seconds_text(timeout),
+                          stage_words(announced));
     return;
   }
   if (!a) {
@@ -239,12 +236,15 @@ void collect_frameworks(const Os& os, const std::vector<PythonEnv>& python, std:
 
 void fill_loaded_versions(const Os& os, const LibraryFacts& libraries, std::vector<FrameworkCheck>& checks) {
   auto real = [&](const std::string& p) { return os.fs.canonical(p).value_or(p); };
+  std::vector<std::string> copy_files;  // each copy's real file, resolved once
+  for (const auto& copy : libraries.copies) copy_files.push_back(real(copy.path));
   for (auto& c : checks)
     for (auto& l : c.libraries) {
       if (l.version.has() || l.library.empty()) continue;
       const std::string file = real(l.path);
-      for (const auto& copy : libraries.copies)
-        if (copy.version.has() && (copy.path == l.path || real(copy.path) == file)) {
+      for (size_t i = 0; i < libraries.copies.size(); ++i)
+        if (const auto& copy = libraries.copies[i];
+            copy.version.has() && (copy.path == l.path || copy_files[i] == file)) {
           l.version = copy.version.value();
           l.version_source = "probe (" + copy.version_source + ")";
           break;

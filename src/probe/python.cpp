@@ -38,15 +38,6 @@ constexpr const char* kScript =
     "print(json.dumps({'version':'%d.%d.%d'%tuple(v[:3])+r,'prefix':sys.prefix,'base_prefix':bp,"
     "'site':g(sys.prefix),'base_site':g(bp),'user_site':u,'platform':sys.platform}))\n";
 
-std::string seconds_text(std::chrono::milliseconds ms) {
-  const auto n = ms.count();
-  if (n % 1000 == 0) return std::to_string(n / 1000) + " s";
-  if (n < 1000) return std::to_string(n) + " ms";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(n) / 1000.0);
-  return buf;
-}
-
 std::string first_line_of(const std::string& s) {
   std::string l(parse::first_line(s));
   return parse::clean_text(l, 200);
@@ -71,7 +62,7 @@ RunAnswer ask_interpreter(const Os& os, const std::string& interpreter, std::chr
     return a;
   }
   if (r.timed_out) {
-    a.error = name + " did not answer within " + seconds_text(timeout) + ": killed";
+    a.error = name + " did not answer within " + python::seconds_text(timeout) + ": killed";
     return a;
   }
   if (r.signal != 0) {
@@ -206,6 +197,15 @@ PythonEnv probe_one(const Os& os, const ProbeOptions& opts, const python::Candid
 }
 
 }  // namespace
+
+std::string python::seconds_text(std::chrono::milliseconds ms) {
+  const auto n = ms.count();
+  if (n % 1000 == 0) return std::to_string(n / 1000) + " s";
+  if (n < 1000) return std::to_string(n) + " ms";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(n) / 1000.0);
+  return buf;
+}
 
 void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEnv>& out,
                     std::vector<std::string>* notes) {

@@ -3,6 +3,7 @@
 // interpreters, the facts their files give, and the GPU-relevant packages of a site folder.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ std::string base_name(const std::string& p);
 bool windows_mode(const Env& env);
 // PATH-style list: ';'-separated when it looks like a Windows list, else the OS separator.
 std::vector<std::string> split_search_path(const std::string& list, bool windows);
+
+// A child's timeout in words: "10 s", "500 ms", "2.5 s" (python.cpp; the framework checks say it too).
+std::string seconds_text(std::chrono::milliseconds ms);
 
 // --- discovery ---
 struct Candidate {
