@@ -78,6 +78,7 @@ struct NvidiaGpu {
   Fact<int> pcie_gen_gpu_max;                 // what the GPU itself supports (a Gen5 card in a Gen4 slot: 5)
   Fact<int> pcie_width_current, pcie_width_max;
   Fact<bool> persistence_mode;
+  Fact<std::string> driver_model;             // Windows (NVML): "WDDM" | "TCC" | "MCDM", "WDDM (TCC after a reboot)"
   Fact<bool> ecc_enabled;                     // current ECC mode
   Fact<std::uint64_t> ecc_uncorrected_volatile;   // uncorrectable ECC errors since the driver loaded
   Fact<std::uint64_t> ecc_uncorrected_aggregate;  // ... over the board's life
@@ -300,13 +301,16 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PciGpu, address, vendor, vendor_
                                                 link_speed_current, link_speed_max, link_width_current,
                                                 link_width_max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DriverStep, name, ok, code, message, ms)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    NvidiaGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, compute_capability, architecture,
-    pcie_gen_current, pcie_gen_max, pcie_gen_gpu_max, pcie_width_current, pcie_width_max, persistence_mode, ecc_enabled,
-    ecc_uncorrected_volatile, ecc_uncorrected_aggregate, ecc_corrected_volatile, retired_pages_sbe, retired_pages_dbe,
-    retired_pages_pending, remapped_rows_correctable, remapped_rows_uncorrectable, row_remap_pending, row_remap_failed,
-    utilization_percent, clocks_event_reasons, temperature_c, power_draw_w, power_limit_w, sm_clock_mhz,
-    memory_clock_mhz, sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_width_bits, sm_count, cuda_ordinal)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NvidiaGpu, index, name, uuid, pci_bus_id, memory_total_bytes,
+                                                memory_used_bytes, compute_capability, architecture, pcie_gen_current,
+                                                pcie_gen_max, pcie_gen_gpu_max, pcie_width_current, pcie_width_max,
+                                                persistence_mode, driver_model, ecc_enabled, ecc_uncorrected_volatile,
+                                                ecc_uncorrected_aggregate, ecc_corrected_volatile, retired_pages_sbe,
+                                                retired_pages_dbe, retired_pages_pending, remapped_rows_correctable,
+                                                remapped_rows_uncorrectable, row_remap_pending, row_remap_failed,
+                                                utilization_percent, clocks_event_reasons, temperature_c, power_draw_w,
+                                                power_limit_w, sm_clock_mhz, memory_clock_mhz, sm_clock_max_mhz,
+                                                memory_clock_max_mhz, memory_bus_width_bits, sm_count, cuda_ordinal)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NvidiaDriverFacts, steps, nvml_library, driver_version,
                                                 cuda_driver_version, kernel_module_version, kernel_module_file,
                                                 kernel_module_kernels, kernel_module_signed, nvml_device_count,

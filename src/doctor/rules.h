@@ -77,6 +77,7 @@ std::vector<Finding> rule_cudnn_dll_not_in_bin(const Context&);
 std::vector<Finding> rule_cudnn_cuda_major(const Context&);
 // libraries a framework loads by name (rules_libraries.cpp)
 std::vector<Finding> rule_library_not_found(const Context&);
+std::vector<Finding> rule_library_path_only(const Context&);
 std::vector<Finding> rule_library_not_installed(const Context&);
 std::vector<Finding> rule_cudnn_older_than_built(const Context&);
 std::vector<Finding> rule_cudnn_loader_picks_older(const Context&);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "doctor/rules.h"
 #include "platform/os.h"
@@ -32,7 +33,10 @@ std::vector<Needed> tensorflow_names(const Context& c, const Version& cuda, cons
   const std::string digits = fmt::format("{}{}", cuda.major(), cuda.minor());
   const std::string dotted = fmt::format("{}.{}", cuda.major(), cuda.minor());
   for (const char* lib : kTensorflowLibraries) {
-    const auto* row = c.k.library(lib, cuda.major());
+    // CUDA 11.0 still shipped cuSOLVER 10 (cusolver64_10.dll, libcusolver.so.10), the name TensorFlow 2.4
+    // asks for; cuSOLVER 11 came with CUDA 11.1 (data/library_names.csv, tensorflow#43947).
+    const bool cusolver10 = std::string_view(lib) == "cusolver" && cuda.major() == 11 && cuda.minor() == 0;
+    const auto* row = c.k.library(lib, cusolver10 ? 10 : cuda.major());
     if (!row) continue;
     const auto& names = win ? row->windows_dlls : row->linux_sonames;
     if (names.empty()) continue;
@@ -106,6 +110,53 @@ std::vector<Finding> rule_library_not_found(const Context& c) {
       x.python = f.env->interpreter;
       out.push_back(std::move(x));
     }
+  }
+  return out;
+}
+
+// Windows: the DLLs a TensorFlow loads by name that only PATH provides, in a Python >= 3.8 environment.
+// Python 3.8 stopped searching PATH for the DLLs of extension modules and for ctypes.CDLL(name):
+// the application folder, System32 and os.add_dll_directory() folders are searched instead. TensorFlow's
+// own loader (LoadLibrary) still follows PATH, so this works until an import or a check that goes
+// through Python's rules asks for one: "Could not load dynamic library" with the DLL on PATH.
+std::vector<Finding> rule_library_path_only(const Context& c) {
+  std::vector<Finding> out;
+  if (c.os != "windows") return out;
+  for (const auto& tf : system_tensorflows(c)) {
+    const auto py = tf.f.env->version.has() ? Version::parse(tf.f.env->version.value()) : std::nullopt;
+    if (!py || *py < Version::of({3, 8})) continue;
+    std::vector<std::string> names;
+    std::vector<std::string> evidence;
+    std::vector<std::string> dirs;
+    for (const auto& need : tf.names) {
+      const auto* r = resolution_of(c.s, need.name);
+      if (!r || !r->path.has() || r->via != "PATH") continue;
+      names.push_back(need.name);
+      evidence.push_back(
+          fmt::format("{} -> {} (PATH; not in System32 or the interpreter's folder)", need.name, r->path.value()));
+      const std::string dir = path_folder(r->path.value());
+      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+    }
+    if (names.empty()) continue;
+    std::string list;
+    for (size_t i = 0; i < names.size() && i < 3; ++i) list += (i ? ", " : "") + names[i];
+    if (names.size() > 3) list += fmt::format(" and {} more", names.size() - 3);
+    Finding x;
+    x.title = fmt::format(
+        "{} {} in Python {} finds {} only through PATH: TensorFlow's own loader searches PATH, Python >= 3.8's DLL "
+        "rules do not",
+        tf.f.package->name, tf.f.package->version, tf.f.env->version.value(), list);
+    x.evidence = evidence;
+    x.evidence.push_back(
+        "Python >= 3.8 loads extension modules and ctypes.CDLL(name) with the application folder, System32 and "
+        "os.add_dll_directory() folders only (PATH is ignored); Python 3.7 and older searched PATH");
+    x.fix.push_back(
+        "# if importing TensorFlow says \"Could not load dynamic library\" for a DLL that is on PATH, add before  "
+        "import tensorflow:");
+    for (const auto& d : dirs) x.fix.push_back(fmt::format("import os; os.add_dll_directory(r\"{}\")", d));
+    x.frameworks = {"tensorflow"};
+    x.python = tf.f.env->interpreter;
+    out.push_back(std::move(x));
   }
   return out;
 }
@@ -378,10 +429,21 @@ std::vector<Finding> rule_dependency_missing(const Context& c) {
     for (const auto& n : b->chain) chain += n + " -> ";
     chain += b->dep->name;
     Finding x;
-    x.title = fmt::format(
-        "{} is installed, but it needs {}, which the loader cannot find: loading it fails with "
-        "\"{}: cannot open shared object file\"",
-        what, b->dep->name, b->dep->name);
+    if (b->dep->name == "zlibwapi.dll")
+      x.title = fmt::format(
+          "{} is installed, but it needs zlibwapi.dll, which Windows cannot find: the first convolution fails with "
+          "\"Could not locate zlibwapi.dll. Please make sure it is in your library path!\"",
+          what);
+    else if (c.os == "windows")
+      x.title = fmt::format(
+          "{} is installed, but it needs {}, which Windows cannot find: loading it fails with \"The specified "
+          "module could not be found\" (error 126)",
+          what, b->dep->name);
+    else
+      x.title = fmt::format(
+          "{} is installed, but it needs {}, which the loader cannot find: loading it fails with "
+          "\"{}: cannot open shared object file\"",
+          what, b->dep->name, b->dep->name);
     x.evidence = {"needs: " + chain, b->dep->name + ": " + b->dep->path.why(), "file: " + path};
     // A copy in another folder than the one that needs it (in the same folder, RUNPATH $ORIGIN would find it).
     const LibraryCopy* elsewhere = nullptr;
@@ -393,6 +455,12 @@ std::vector<Finding> rule_dependency_missing(const Context& c) {
     if (elsewhere) {
       x.evidence.push_back("a copy is on disk: " + elsewhere->path);
       x.fix = loader_path_fix(c, path_folder(elsewhere->path), who.env);
+    } else if (b->dep->name == "zlibwapi.dll") {
+      // NVIDIA's cuDNN 8.x install guide for Windows: zlib's prebuilt DLL, into a folder on PATH.
+      x.fix = {
+          "# download zlib123dllx64.zip (NVIDIA's cuDNN install guide links it: http://www.winimage.com/zLibDll/"
+          "zlib123dllx64.zip) and unzip it",
+          fmt::format("copy dll_x64\\zlibwapi.dll \"{}\"   # beside cuDNN, a folder on PATH", path_folder(path))};
     } else {
       x.fix = install_dependency_lines(c, b->dep->name, who);
     }
@@ -418,7 +486,7 @@ std::vector<Finding> rule_dependency_missing(const Context& c) {
   for (const auto& set : c.s.libraries.cudnn_sets) {
     bool system = false;
     for (const auto& r : c.s.libraries.resolutions)
-      if (r.soname.rfind("libcudnn", 0) == 0 && r.path.has() &&
+      if ((r.soname.rfind("libcudnn", 0) == 0 || r.soname.rfind("cudnn64_", 0) == 0) && r.path.has() &&
           folder_key(path_folder(r.path.value())) == folder_key(set.dir))
         system = true;
     bool in_env = served_by(c, set.dir, false).env != nullptr;

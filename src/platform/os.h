@@ -1,6 +1,6 @@
-// The OS seams: every file read, environment lookup, child process and library load of
-// gpuready goes through these four small interfaces. Real implementations live in
-// platform/posix and platform/win32; tests substitute fakes (tests/unit/fake_os.h).
+// The OS seams: every file read, environment lookup, child process, library load and registry
+// read of gpuready goes through these five small interfaces. Real implementations live in
+// platform/posix and platform/win32; tests substitute fakes (tests/support/test_os.h).
 #pragma once
 
 #include <chrono>
@@ -109,12 +109,47 @@ class DynLib {
   virtual void close(Handle h) const = 0;
 };
 
+// The Windows registry, read only: where Windows keeps facts no file holds (the edition and
+// build, the display driver's version, the CUDA toolkits the installer registered).
+// Keys are written as regedit shows them, with the hive's long or short name:
+// HKEY_LOCAL_MACHINE\SOFTWARE\NVIDIA Corporation or HKLM\SOFTWARE\NVIDIA Corporation.
+// The 64-bit view is read from a 32-bit process too. Other OSes have no registry: every call
+// answers nullopt with *error saying so.
+struct RegistryValue {
+  enum class Type { kString, kNumber, kStrings, kBinary };
+  Type type = Type::kString;
+  std::string text;                  // REG_SZ / REG_EXPAND_SZ (not expanded); a number in decimal
+  std::uint64_t number = 0;          // REG_DWORD / REG_QWORD
+  std::vector<std::string> strings;  // REG_MULTI_SZ
+};
+
+class Registry {
+ public:
+  virtual ~Registry() = default;
+  // One value of a key; "" names the key's default value. nullopt with *error when the key or
+  // the value is missing or cannot be read.
+  virtual std::optional<RegistryValue> value(const std::string& key, const std::string& name,
+                                             std::string* error) const = 0;
+  // The names of a key's subkeys, in the registry's order.
+  virtual std::optional<std::vector<std::string>> subkeys(const std::string& key, std::string* error) const = 0;
+  // A string value (numbers as decimal text), or nullopt.
+  std::optional<std::string> text(const std::string& key, const std::string& name) const {
+    auto v = value(key, name, nullptr);
+    if (!v || (v->type != RegistryValue::Type::kString && v->type != RegistryValue::Type::kNumber)) return std::nullopt;
+    return v->text;
+  }
+};
+
+// The registry of an OS that has none (and the default of an Os bundle made without one).
+const Registry& no_registry();
+
 // The bundle collectors receive.
 struct Os {
   const Fs& fs;
   const Env& env;
   const Proc& proc;
   const DynLib& dl;
+  const Registry& reg = no_registry();
 };
 
 // The real OS of this process.

@@ -11,6 +11,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/version.h"
 #include "parse/ascii.h"
 #include "parse/clean_text.h"
 #include "parse/cuda_headers.h"
@@ -697,6 +698,7 @@ class Collector {
       set.header = h ? Fact<std::string>(h->path)
                      : Fact<std::string>::unknown("no cudnn_version.h of cuDNN " + mj + " next to " + dir);
       set.version = c.version;
+      if (l_ == Layout::windows) add_zlibwapi_need(set);
       for (const auto& f : sub_files) {
         const parse::ElfDynamic* elf = elf_of(f);
         if (!elf) continue;
@@ -705,6 +707,27 @@ class Collector {
       }
       out_.cudnn_sets.push_back(std::move(set));
     }
+  }
+
+  // cuDNN 8.3 to 8.9 on Windows import zlibwapi.dll, which cuDNN does not ship (NVIDIA's cuDNN
+  // install guide for Windows: "Install zlib"; 9.0 dropped the dependency). The PE imports are
+  // not read, so the need is known from the version; Windows looks for it as for any DLL loaded
+  // by name: System32, then PATH ("Could not locate zlibwapi.dll. Please make sure it is in your
+  // library path!" otherwise).
+  void add_zlibwapi_need(CudnnSet& set) {
+    const auto v = set.version.has() ? Version::parse(set.version.value()) : std::nullopt;
+    if (!v || v->major() != 8 || v->parts.size() < 2 || v->parts[1] < 3) return;
+    std::string by = "cudnn_ops_infer64_8.dll";
+    if (std::find(set.present.begin(), set.present.end(), "cudnn_ops_infer") == set.present.end()) by = "cudnn64_8.dll";
+    const LoaderResolution r = resolve_windows("zlibwapi.dll");
+    Dependency d;
+    d.name = "zlibwapi.dll";
+    d.needed_by = by;
+    d.path = r.path.has() ? r.path
+                          : Fact<std::string>::unknown("not found in System32 or on PATH (cuDNN " +
+                                                       set.version.value() + " needs it)");
+    d.via = r.via;
+    set.needs.push_back(std::move(d));
   }
 
   const Os& os_;

@@ -80,7 +80,8 @@ const std::vector<WantedName>& wanted_posix_names() {
       {"cublasLt", "libcublasLt.so.13", false}, {"cudnn", "libcudnn.so.8", false},
       {"cudnn", "libcudnn.so.9", false},       {"cufft", "libcufft.so.10", false},
       {"cufft", "libcufft.so.11", false},      {"cufft", "libcufft.so.12", false},
-      {"curand", "libcurand.so.10", false},    {"cusolver", "libcusolver.so.11", false},
+      {"curand", "libcurand.so.10", false},    {"cusolver", "libcusolver.so.10", false},  // CUDA 10.x and 11.0
+      {"cusolver", "libcusolver.so.11", false},
       {"cusolver", "libcusolver.so.12", false}, {"cusparse", "libcusparse.so.11", false},
       {"cusparse", "libcusparse.so.12", false}, {"nccl", "libnccl.so.2", false},
       {"tensorrt", "libnvinfer.so.8", false},  {"tensorrt", "libnvinfer.so.10", false},
@@ -103,7 +104,8 @@ const std::vector<WantedName>& wanted_windows_names() {
       {"cublasLt", "cublasLt64_13.dll", false}, {"cudnn", "cudnn64_8.dll", false},
       {"cudnn", "cudnn64_9.dll", false},        {"cufft", "cufft64_10.dll", false},
       {"cufft", "cufft64_11.dll", false},       {"cufft", "cufft64_12.dll", false},
-      {"curand", "curand64_10.dll", false},     {"cusolver", "cusolver64_11.dll", false},
+      {"curand", "curand64_10.dll", false},     {"cusolver", "cusolver64_10.dll", false},  // CUDA 10.x and 11.0
+      {"cusolver", "cusolver64_11.dll", false},
       {"cusolver", "cusolver64_12.dll", false}, {"cusparse", "cusparse64_11.dll", false},
       {"cusparse", "cusparse64_12.dll", false}, {"tensorrt", "nvinfer.dll", false},
       {"tensorrt", "nvinfer_10.dll", false},    {"nvjitlink", "nvJitLink_120_0.dll", false},

@@ -16,6 +16,7 @@
 #include "parse/driver_version.h"
 #include "parse/modules_dep.h"
 #include "probe/nvidia_driver.h"
+#include "probe/windows_registry.h"
 #include "vendors/cuda_driver/cuda_loader.h"
 #include "vendors/nvml/nvml_loader.h"
 
@@ -34,11 +35,13 @@ double ms_since(Clock::time_point t0) {
 
 // ---------------------------------------------------------------- kernel module
 
-SFact read_kernel_module_version(const Fs& fs) {
+SFact read_kernel_module_version(const Os& os) {
 #ifdef _WIN32
-  (void)fs;
-  return SFact::unknown("Windows has no /proc/driver/nvidia/version; the kernel driver is the driver NVML reports");
+  // The display driver's own entry in the registry (nvlddmkm.sys), read without loading anything.
+  std::string why;
+  return windows::nvidia_driver_version(windows::read_display_adapters(os.reg, &why), why);
 #else
+  const Fs& fs = os.fs;
   std::string err;
   const auto text = fs.read_file(kProcVersionPath, kMaxProcVersionBytes, &err);
   if (!text)
@@ -251,6 +254,32 @@ class NvmlQuery {
 };
 
 // One query returning an unsigned int: Fact<int> known, or why not.
+// Windows' driver model: WDDM (the GPU can drive displays; kernels are cut off by the TDR watchdog
+// after 2 s by default), TCC (compute only), MCDM. A pending model other than the current one
+// takes effect at the next reboot. NVML answers NOT_SUPPORTED on Linux.
+SFact driver_model(const NvmlQuery& q, nvmlDevice_t dev) {
+  const auto& a = q.api();
+  if (!a.nvmlDeviceGetDriverModel) return SFact::unknown(q.missing("nvmlDeviceGetDriverModel"));
+  nvmlDriverModel_t cur = NVML_DRIVER_WDDM, pending = NVML_DRIVER_WDDM;
+  const nvmlReturn_t rc = a.nvmlDeviceGetDriverModel(dev, &cur, &pending);
+  if (rc == NVML_ERROR_NOT_SUPPORTED)
+    return SFact::unknown(
+        "WDDM and TCC are Windows driver models (nvmlDeviceGetDriverModel: NVML_ERROR_NOT_SUPPORTED)");
+  if (rc != NVML_SUCCESS) return SFact::unknown(q.failed("nvmlDeviceGetDriverModel", rc));
+  auto name = [](nvmlDriverModel_t m) -> std::string {
+    switch (m) {
+      case NVML_DRIVER_WDDM:
+        return "WDDM";
+      case NVML_DRIVER_WDM:
+        return "TCC";
+      case NVML_DRIVER_MCDM:
+        return "MCDM";
+    }
+    return "model " + std::to_string(static_cast<int>(m));
+  };
+  return SFact(cur == pending ? name(cur) : name(cur) + " (" + name(pending) + " after a reboot)");
+}
+
 template <class Fn, class... Args>
 Fact<int> uint_fact(const NvmlQuery& q, Fn fn, const char* fn_name, nvmlDevice_t dev, Args... args) {
   if (!fn) return Fact<int>::unknown(q.missing(fn_name));
@@ -428,6 +457,7 @@ NvidiaGpu nvml_gpu(const NvmlQuery& q, unsigned index, nvmlDevice_t dev, PciLoca
     g.persistence_mode = rc == NVML_SUCCESS ? Fact<bool>(s == NVML_FEATURE_ENABLED)
                                             : Fact<bool>::unknown(q.failed("nvmlDeviceGetPersistenceMode", rc));
   }
+  g.driver_model = driver_model(q, dev);
   if (!a.nvmlDeviceGetEccMode) {
     g.ecc_enabled = Fact<bool>::unknown(q.missing("nvmlDeviceGetEccMode"));
   } else {
@@ -833,6 +863,7 @@ void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, 
         n.architecture = n.compute_capability;
       }
       n.uuid = SFact::unknown(why);
+      n.driver_model = SFact::unknown(why);
       n.memory_used_bytes = Fact<std::uint64_t>::unknown(why);
       for (auto* f : {&n.pcie_gen_current, &n.pcie_gen_max, &n.pcie_gen_gpu_max, &n.pcie_width_current,
                       &n.pcie_width_max, &n.retired_pages_sbe, &n.retired_pages_dbe, &n.remapped_rows_correctable,
@@ -1097,7 +1128,7 @@ void collect_nvidia_in_process(const Os& os, const ProbeOptions& opts, NvidiaDri
   StepLog steps(out.steps, before_step);
   const auto cvd = os.env.get("CUDA_VISIBLE_DEVICES");
   out.cuda_visible_devices = cvd ? SFact(*cvd) : SFact::unknown("not set: CUDA programs see every GPU");
-  out.kernel_module_version = read_kernel_module_version(os.fs);
+  out.kernel_module_version = read_kernel_module_version(os);
   read_kernel_module_files(os.fs, out);
   const NvmlOutcome nv = probe_nvml(os, opts, out, steps);
   probe_cuda(os, opts, out, nv, steps);
@@ -1111,7 +1142,7 @@ void collect_nvidia(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& o
   // Reading files and the environment cannot hang: this process states them through its own seams.
   const auto cvd = os.env.get("CUDA_VISIBLE_DEVICES");
   out.cuda_visible_devices = cvd ? SFact(*cvd) : SFact::unknown("not set: CUDA programs see every GPU");
-  out.kernel_module_version = read_kernel_module_version(os.fs);
+  out.kernel_module_version = read_kernel_module_version(os);
   read_kernel_module_files(os.fs, out);
   for (auto& s : out.steps) {
     if (s.name == "nvmlInit_v2" && s.code == "NVML_ERROR_LIB_RM_VERSION_MISMATCH") {

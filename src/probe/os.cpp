@@ -12,6 +12,7 @@
 #include "parse/os_release.h"
 #include "probe/os_detect.h"
 #include "probe/probe.h"
+#include "probe/windows_registry.h"
 
 namespace gpuready {
 namespace detail {
@@ -250,13 +251,33 @@ OsFamily build_os_family() {
 #endif
 }
 
+// Windows: the edition, build and Secure Boot from the registry (probe/windows_registry.h).
+void fill_windows(const Os& os, const HostInfo* host, OsFacts& out) {
+  std::string why;
+  const std::string release = host ? host->kernel_release : std::string();
+  if (const auto v = windows::read_version(os.reg, release, &why)) {
+    std::string name = v->name;
+    if (!v->display_version.empty()) name += " " + v->display_version;
+    if (v->wine) name += " (Wine)";
+    out.name = name;
+    out.version = v->version.empty() ? Fact<std::string>::unknown("the registry has no build number")
+                                     : Fact<std::string>(v->version);
+  } else {
+    out.name = Fact<std::string>::unknown(why);
+    out.version = release.empty() ? Fact<std::string>::unknown(why) : Fact<std::string>(parse::clean_text(release));
+  }
+  std::string sb_why;
+  if (const auto sb = windows::read_secure_boot(os.reg, &sb_why))
+    out.secure_boot = *sb;
+  else
+    out.secure_boot = Fact<bool>::unknown(sb_why);
+}
+
 void collect_os_as(const Os& os, OsFamily family, const HostInfo* host, OsFacts& out) {
   out = OsFacts{};
   if (family == OsFamily::kWindows || family == OsFamily::kMacos) {
     const bool win = family == OsFamily::kWindows;
-    const std::string later =
-        win ? "reading the Windows edition and version is not implemented yet (planned: registry CurrentVersion)"
-            : "reading the macOS version is not implemented yet";
+    const std::string later = "reading the macOS version is not implemented yet";
     out.family = win ? "windows" : "macos";
     out.name = Fact<std::string>::unknown(later);
     out.id = win ? Fact<std::string>("windows") : Fact<std::string>("macos");
@@ -264,7 +285,7 @@ void collect_os_as(const Os& os, OsFamily family, const HostInfo* host, OsFacts&
     if (host && !host->kernel_release.empty()) {
       out.kernel = parse::clean_text(host->kernel_release);
     } else {
-      out.kernel = Fact<std::string>::unknown(later);
+      out.kernel = Fact<std::string>::unknown(win ? "Windows did not report its version (RtlGetVersion)" : later);
     }
     std::string arch = win ? windows_arch(os.env) : std::string();
     if (arch.empty() && host) arch = parse::clean_text(host->machine);
@@ -273,8 +294,8 @@ void collect_os_as(const Os& os, OsFamily family, const HostInfo* host, OsFacts&
     out.wsl = "none";  // WSL is a question asked from inside Linux; here we are the host
     out.container = Fact<std::string>::unknown(
         win ? "container detection on Windows is not implemented yet" : "container detection on macOS is not implemented yet");
-    out.secure_boot = Fact<bool>::unknown(win ? "not read on Windows yet (planned: the registry's SecureBoot\\State)"
-                                              : "not read on macOS (Apple's secure boot is not UEFI Secure Boot)");
+    out.secure_boot = Fact<bool>::unknown("not read on macOS (Apple's secure boot is not UEFI Secure Boot)");
+    if (win) fill_windows(os, host, out);
     return;
   }
 

@@ -1,6 +1,6 @@
 // collect_pci: every display/3D controller on the PCI bus (class 0x03xxxx) as sysfs sees it,
 // whatever driver is bound or none: vendor/device ids, NUMA node, PCIe link, bound driver.
-// Linux only (/sys/bus/pci/devices); on Windows the list stays empty until a later issue.
+// Linux: /sys/bus/pci/devices. Windows: the display adapters of the registry (no sysfs there).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include "parse/clean_text.h"
 #include "parse/sysfs.h"
 #include "probe/probe.h"
+#include "probe/windows_registry.h"
 
 namespace gpuready {
 namespace {
@@ -98,6 +99,13 @@ Fact<int> width(Device& d, const char* attr) {
 
 void collect_pci(const Os& os, std::vector<PciGpu>& out, std::vector<std::string>* notes) {
   out.clear();
+#ifdef _WIN32
+  // Windows: the display adapters whose drivers the registry lists (probe/windows_registry.h).
+  std::string why;
+  out = windows::pci_gpus_from(windows::read_display_adapters(os.reg, &why));
+  if (out.empty() && notes) notes->push_back("pci: " + why);
+  return;
+#endif
   std::string error;
   const auto entries = os.fs.list_dir(kPciDevices, &error);
   if (!entries) {  // no sysfs (Windows, WSL1, a container without /sys): nothing to list, and say so

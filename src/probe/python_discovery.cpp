@@ -284,6 +284,35 @@ struct Collector {
       for (const auto& n : names) add_prefix(join(base, n), "windows install");
     }
   }
+
+  // PEP 514: every installer (python.org's, the Store's, conda's when asked) registers its Python
+  // under Software\Python\<company>\<tag>\InstallPath in HKCU or HKLM; the `py` launcher lists
+  // exactly these (`py -0p`). ExecutablePath names the interpreter, else InstallPath's default
+  // value is its folder. PyLauncher is the launcher itself, not an interpreter.
+  void scan_pep514() {
+    for (const char* hive : {"HKCU", "HKLM"}) {
+      const std::string root = std::string(hive) + "\\Software\\Python";
+      const auto companies = os.reg.subkeys(root, nullptr);
+      if (!companies) continue;
+      for (const auto& company : *companies) {
+        if (parse::ascii_lower(company) == "pylauncher") continue;
+        const std::string ck = root + "\\" + company;
+        const auto tags = os.reg.subkeys(ck, nullptr);
+        if (!tags) continue;
+        for (const auto& tag : *tags) {
+          const std::string ip = ck + "\\" + tag + "\\InstallPath";
+          const std::string how = "py launcher (" + std::string(hive) + "\\Software\\Python\\" + company + "\\" + tag + ")";
+          if (auto exe = os.reg.text(ip, "ExecutablePath"); exe && is_windows_path(*exe)) {
+            add_checked(*exe, how, "");
+          } else if (auto dir = os.reg.text(ip, ""); dir && is_windows_path(*dir)) {
+            std::string d = *dir;
+            while (d.size() > 3 && (d.back() == '\\' || d.back() == '/')) d.pop_back();
+            add_checked(join(d, "python.exe"), how, "");
+          }
+        }
+      }
+    }
+  }
 };
 
 }  // namespace
@@ -364,7 +393,10 @@ std::vector<Candidate> discover(const Os& os, const std::vector<std::string>& py
   c.scan_path(&saw_shim);
   c.scan_pyenv(saw_shim);
   c.scan_conda();
-  if (c.windows) c.scan_windows_installs();
+  if (c.windows) {
+    c.scan_pep514();
+    c.scan_windows_installs();
+  }
   return std::move(c.list);
 }
 

@@ -9,6 +9,7 @@
 #include "parse/python_metadata.h"
 #include "probe/probe.h"
 #include "probe/toolkits_search.h"
+#include "probe/windows_registry.h"
 
 namespace gpuready {
 namespace probe_detail {
@@ -301,6 +302,9 @@ void collect_toolkits_in(const Os& os, const ToolkitSearch& s, std::vector<Toolk
       if (e.is_dir && (e.name[0] == 'v' || e.name[0] == 'V'))
         b.add(join(l, base, e.name), "Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v*");
     }
+    // The installer registers each toolkit (also one installed elsewhere than Program Files).
+    for (const auto& t : windows::read_registered_toolkits(os.reg))
+      if (is_absolute(l, t.install_dir)) b.add(normalize(l, t.install_dir), "registry");
   }
 
   for (const auto& env : find_conda_envs(os, l)) {

@@ -138,6 +138,7 @@ void render_nvidia(Out& o, const Snapshot& s) {
                                  o.show(g.sm_clock_max_mhz), o.show(g.memory_clock_mhz), o.show(g.memory_clock_max_mhz)),
            4);
     o.fact("persistence mode", g.persistence_mode, 4);
+    if (g.driver_model.has()) o.fact("driver model", g.driver_model, 4);
     o.fact("ECC", g.ecc_enabled, 4);
     o.line("clocks held by",
            g.clocks_event_reasons.has() ? (g.clocks_event_reasons.value().empty() ? "nothing"

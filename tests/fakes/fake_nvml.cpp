@@ -255,6 +255,22 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
   return enable_state(device, "persistence_mode", mode);
 }
 
+// "driver_model": "WDDM" | "TCC" | "MCDM", optionally "pending_driver_model"; absent = Linux (NOT_SUPPORTED).
+nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t* current, nvmlDriverModel_t* pending) {
+  if (!state().initialised) return NVML_ERROR_UNINITIALIZED;
+  const fake::json* g = gpu_of(device);
+  if (!g || !current) return NVML_ERROR_INVALID_ARGUMENT;
+  auto model = [](const std::string& m) {
+    return m == "TCC" ? NVML_DRIVER_WDM : m == "MCDM" ? NVML_DRIVER_MCDM : NVML_DRIVER_WDDM;
+  };
+  if (!fake::has_string(*g, "driver_model")) return NVML_ERROR_NOT_SUPPORTED;
+  *current = model(fake::get_string(*g, "driver_model"));
+  if (pending)
+    *pending =
+        fake::has_string(*g, "pending_driver_model") ? model(fake::get_string(*g, "pending_driver_model")) : *current;
+  return NVML_SUCCESS;
+}
+
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t* current, nvmlEnableState_t* pending) {
   if (nvmlReturn_t rc = enable_state(device, "ecc", current); rc != NVML_SUCCESS) return rc;
   if (pending) *pending = *current;

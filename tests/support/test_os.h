@@ -73,7 +73,32 @@ class NoDynLib final : public DynLib {
   void close(Handle) const override {}
 };
 
-// A whole fake OS over a fixture tree.
+// A registry from a map: key (any case, HKLM or HKEY_LOCAL_MACHINE) -> value name -> value.
+// Subkeys are the keys one level below, in the order they were added.
+class MapRegistry final : public Registry {
+ public:
+  std::optional<RegistryValue> value(const std::string& key, const std::string& name,
+                                     std::string* error) const override;
+  std::optional<std::vector<std::string>> subkeys(const std::string& key, std::string* error) const override;
+  // Adds (or replaces) one value; creates the key and its parents.
+  void set(const std::string& key, const std::string& name, RegistryValue v);
+  void set_text(const std::string& key, const std::string& name, const std::string& text);
+  void set_number(const std::string& key, const std::string& name, std::uint64_t n);
+  // Loads a regedit export ("Windows Registry Editor Version 5.00" or REGEDIT4; UTF-16LE with a
+  // byte-order mark, as regedit writes it, or UTF-8): [keys], "name"="string", @= for the
+  // default value, dword:, hex(b): (QWORD), hex(7): (multi-string), hex(2): (expandable) and
+  // hex: (binary), with '\' line continuations. False with *error at the first line it cannot read.
+  bool load_reg_file(const std::string& text, std::string* error);
+  bool empty() const { return keys_.empty(); }
+
+ private:
+  static std::string canon(const std::string& key);
+  std::map<std::string, std::map<std::string, RegistryValue>> keys_;  // canon key -> lower name -> value
+  std::map<std::string, std::vector<std::string>> children_;          // canon key -> subkey names
+};
+
+// A whole fake OS over a fixture tree. A file named registry.reg at the tree's root is its
+// registry (a regedit export); without one the registry is empty.
 struct FixtureOs {
   explicit FixtureOs(const std::string& fixture_tree, std::map<std::string, std::string> env = {},
                      ScriptedProc::Handler proc = nullptr);
@@ -81,7 +106,8 @@ struct FixtureOs {
   MapEnv env;
   ScriptedProc proc;
   NoDynLib dl;
-  Os os() const { return Os{fs, env, proc, dl}; }
+  MapRegistry reg;
+  Os os() const { return Os{fs, env, proc, dl, reg}; }
 };
 
 // The GPUs nvidia-smi lists on this machine: what the GPU tests (label gpu) skip themselves on.

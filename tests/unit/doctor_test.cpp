@@ -74,6 +74,23 @@ LibraryCopy copy(const std::string& library, const std::string& soname, const st
   c.origin_detail = detail;
   return c;
 }
+// The walkthrough on Windows: TensorFlow 2.4 (CUDA 11.0, cuDNN 8) whose cudart64_110.dll the loader
+// finds in CUDA 11.0's bin folder through PATH, in a Python of the given version.
+std::function<void(Snapshot&)> windows_tensorflow_24_on_path(const std::string& python) {
+  return [python](Snapshot& s) {
+    s.os.family = std::string("windows");
+    s.os.wsl = std::string("none");
+    venv(s).version = python;
+    add_package(s, "tensorflow", "2.4.0");
+    venv(s).packages.back().details = {{"cuda_version", "11.0"}, {"cudnn_version", "8"}};
+    LoaderResolution r;
+    r.soname = "cudart64_110.dll";
+    r.path = std::string("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.0\\bin\\cudart64_110.dll");
+    r.via = "PATH";
+    s.libraries.resolutions.push_back(r);
+  };
+}
+
 LoaderResolution& resolution(Snapshot& s, const std::string& soname) {
   for (auto& r : s.libraries.resolutions)
     if (r.soname == soname) return r;
@@ -390,6 +407,8 @@ const std::vector<Case>& cases() {
          for (auto& r : s.libraries.resolutions)
            if (r.soname == "libcudart.so.11.0") r.path = std::string("/usr/local/cuda-11.2/lib64/libcudart.so.11.0");
        }},
+      {"library.path-only", windows_tensorflow_24_on_path("3.8.10"),
+       windows_tensorflow_24_on_path("3.7.9")},  // Python 3.7 still searches PATH
       {"library.not-installed",
        [](Snapshot& s) {
          add_package(s, "tensorflow", "2.10.0");

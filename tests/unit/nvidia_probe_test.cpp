@@ -321,6 +321,23 @@ TEST(NvidiaProbe, EccOffIsTheReasonForNoCounters) {
   EXPECT_EQ(g.ecc_corrected_volatile.why(), g.ecc_uncorrected_volatile.why());
 }
 
+// Windows' driver models through NVML: WDDM (displays, TDR watchdog), TCC; a pending switch is named.
+// On Linux NVML answers NOT_SUPPORTED and the reason says the models are Windows'.
+TEST(NvidiaProbe, WindowsDriverModelsAreNamedWithAPendingSwitch) {
+  const ProbeRun win = probe("windows_wddm_tcc", fake_options());
+  ASSERT_EQ(win.facts.gpus.size(), 2u);
+  EXPECT_EQ(win.facts.gpus[0].driver_model.value_or("?"), "WDDM (TCC after a reboot)");
+  EXPECT_EQ(win.facts.gpus[1].driver_model.value_or("?"), "TCC");
+  const ProbeRun linux_gpu = probe("h200", fake_options());
+  ASSERT_EQ(linux_gpu.facts.gpus.size(), 1u);
+  EXPECT_FALSE(linux_gpu.facts.gpus[0].driver_model.has());
+  EXPECT_NE(linux_gpu.facts.gpus[0].driver_model.why().find("Windows driver models"), std::string::npos);
+  // A driver without the call (the R470 fake lacks nothing here, so the old library must still answer).
+  const ProbeRun old = probe("old_driver_r470", fake_options(true));
+  ASSERT_FALSE(old.facts.gpus.empty());
+  EXPECT_FALSE(old.facts.gpus[0].driver_model.has());
+}
+
 // NVML could not start, CUDA still lists the GPU: every NVML-only fact says why it is unknown.
 TEST(NvidiaProbe, GpuSeenOnlyByCudaHasEveryNvmlFactUnknown) {
   ProbeOptions o = fake_options();

@@ -134,17 +134,21 @@ TEST(OsProbe, MissingTreeGivesReasonsNotCrashes) {
   EXPECT_EQ(h.wsl.value_or(""), "none");
 }
 
-TEST(OsProbe, WindowsFamilySaysWhatIsNotReadYet) {
+// Windows without the registry's CurrentVersion key (and without host facts): each fact says why.
+// The edition and build from a real registry: tests/unit/windows_layout_test.cpp.
+TEST(OsProbe, WindowsWithoutItsRegistryKeysSaysWhy) {
   FixtureOs f("hosts/does-not-exist", {{"PROCESSOR_ARCHITECTURE", "AMD64"}});
   const OsFacts o = facts(f, nullptr, OsFamily::kWindows);
   EXPECT_EQ(o.family.value_or(""), "windows");
   EXPECT_EQ(o.id.value_or(""), "windows");
   EXPECT_EQ(o.arch.value_or(""), "x86_64");
   EXPECT_EQ(o.wsl.value_or(""), "none");
-  for (const Fact<std::string>* f2 : {&o.name, &o.version, &o.kernel, &o.container}) {
+  for (const Fact<std::string>* f2 : {&o.name, &o.version}) {
     EXPECT_FALSE(f2->has());
-    EXPECT_NE(f2->why().find("not implemented yet"), std::string::npos) << f2->why();
+    EXPECT_NE(f2->why().find("CurrentVersion: The system cannot find"), std::string::npos) << f2->why();
   }
+  EXPECT_NE(o.kernel.why().find("RtlGetVersion"), std::string::npos) << o.kernel.why();
+  EXPECT_NE(o.container.why().find("not implemented yet"), std::string::npos) << o.container.why();
   FixtureOs arm("hosts/does-not-exist", {{"PROCESSOR_ARCHITECTURE", "x86"}, {"PROCESSOR_ARCHITEW6432", "ARM64"}});
   EXPECT_EQ(facts(arm, nullptr, OsFamily::kWindows).arch.value_or(""), "aarch64");
 }
@@ -200,10 +204,12 @@ TEST(OsSecureBoot, WslAndOtherSystemsSayWhy) {
   const OsFacts w = facts(wsl);
   EXPECT_FALSE(w.secure_boot.has());
   EXPECT_NE(w.secure_boot.why().find("Windows host"), std::string::npos) << w.secure_boot.why();
-  // The laptop's efivars are not read on Windows or macOS, whatever the tree holds.
+  // The laptop's efivars are not read on Windows or macOS, whatever the tree holds: Windows asks its
+  // registry (SecureBoot\State), which this tree lacks.
   const OsFacts win = facts(FixtureOs("hosts/laptop"), nullptr, OsFamily::kWindows);
   EXPECT_FALSE(win.secure_boot.has());
-  EXPECT_NE(win.secure_boot.why().find("not read on Windows yet"), std::string::npos) << win.secure_boot.why();
+  EXPECT_NE(win.secure_boot.why().find("SecureBoot\\State: The system cannot find"), std::string::npos)
+      << win.secure_boot.why();
   const OsFacts mac = facts(FixtureOs("hosts/laptop"), nullptr, OsFamily::kMacos);
   EXPECT_FALSE(mac.secure_boot.has());
   EXPECT_NE(mac.secure_boot.why().find("macOS"), std::string::npos) << mac.secure_boot.why();

@@ -1,5 +1,5 @@
-// A smoke test of the real Windows OS seams (platform/win32): Fs, Env, Proc, DynLib and
-// host_info against the live system. Built with MinGW and run under Wine (or on Windows) by
+// A smoke test of the real Windows OS seams (platform/win32): Fs, Env, Proc, DynLib, Registry
+// and host_info against the live system. Built with MinGW and run under Wine (or on Windows) by
 // scripts/check-win32-build.sh; it re-runs itself in --child-* modes as the Proc subject.
 // Prints one PASS/FAIL/SKIP line per check; the exit code is the number of failures.
 #include <algorithm>
@@ -434,6 +434,62 @@ void check_dynlib(const DynLib& dl, const TempDir& t) {
         "DynLib::open a non-DLL file fails without a dialog", err);
 }
 
+// The registry seam against the live registry: a scratch key under HKCU written with the W API
+// directly (not through the code under test), read back through Registry, then deleted.
+void check_registry(const Registry& reg) {
+  const wchar_t* scratch = L"Software\\gpuready-seams-smoke";
+  ::RegDeleteTreeW(HKEY_CURRENT_USER, scratch);
+  HKEY k = nullptr;
+  if (::RegCreateKeyExW(HKEY_CURRENT_USER, scratch, 0, nullptr, 0, KEY_WRITE, nullptr, &k, nullptr) != ERROR_SUCCESS) {
+    check(false, "Registry: create a scratch key under HKCU");
+    return;
+  }
+  const std::wstring text = L"C:\\Program Files\\\u00fcber";  // "über": UTF-16 to UTF-8 at the seam
+  ::RegSetValueExW(k, L"Text", 0, REG_SZ, reinterpret_cast<const BYTE*>(text.c_str()),
+                   static_cast<DWORD>((text.size() + 1) * sizeof(wchar_t)));
+  const DWORD dword = 546;
+  ::RegSetValueExW(k, L"Count", 0, REG_DWORD, reinterpret_cast<const BYTE*>(&dword), sizeof dword);
+  const unsigned long long qword = 1ull << 40;
+  ::RegSetValueExW(k, L"Big", 0, REG_QWORD, reinterpret_cast<const BYTE*>(&qword), sizeof qword);
+  const wchar_t multi[] = L"a\0bc\0";
+  ::RegSetValueExW(k, L"List", 0, REG_MULTI_SZ, reinterpret_cast<const BYTE*>(multi), sizeof multi);
+  HKEY sub = nullptr;
+  ::RegCreateKeyExW(k, L"v11.0", 0, nullptr, 0, KEY_WRITE, nullptr, &sub, nullptr);
+  if (sub) ::RegCloseKey(sub);
+  ::RegCloseKey(k);
+
+  const std::string key = "HKEY_CURRENT_USER\\Software\\gpuready-seams-smoke";
+  std::string err;
+  const auto t = reg.value(key, "Text", &err);
+  check(t && t->type == RegistryValue::Type::kString &&
+            t->text ==
+                "C:\\Program Files\\\xC3\xBC"
+                "ber",
+        "Registry::value REG_SZ in UTF-8", t ? t->text : err);
+  const auto n = reg.value("HKCU\\Software\\gpuready-seams-smoke", "count", &err);
+  check(n && n->type == RegistryValue::Type::kNumber && n->number == 546 && n->text == "546",
+        "Registry::value REG_DWORD (short hive name, any case)", n ? n->text : err);
+  const auto q = reg.value(key, "Big", &err);
+  check(q && q->number == (1ull << 40), "Registry::value REG_QWORD", q ? q->text : err);
+  const auto m = reg.value(key, "List", &err);
+  check(m && m->type == RegistryValue::Type::kStrings && m->strings == std::vector<std::string>{"a", "bc"},
+        "Registry::value REG_MULTI_SZ");
+  const auto kids = reg.subkeys(key, &err);
+  check(kids && *kids == std::vector<std::string>{"v11.0"}, "Registry::subkeys", err);
+  err.clear();
+  check(!reg.value(key, "Absent", &err) && err.find("Absent") != std::string::npos,
+        "Registry::value missing value: words", err);
+  err.clear();
+  check(!reg.subkeys(key + "\\nope", &err) && !err.empty(), "Registry::subkeys missing key: words", err);
+  err.clear();
+  check(!reg.value("HKEY_NOWHERE\\x", "y", &err) && err.find("not a registry key") != std::string::npos,
+        "Registry: an unknown hive is refused", err);
+  ::RegDeleteTreeW(HKEY_CURRENT_USER, scratch);
+  // Windows itself (and Wine) keeps the edition and build here.
+  const auto build = reg.text("HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", "CurrentBuildNumber");
+  check(build && !build->empty(), "Registry: HKLM CurrentVersion\\CurrentBuildNumber", build.value_or("nullopt"));
+}
+
 void check_host() {
   const HostInfo h = host_info();
   std::printf("     host: %s %s %s %s ram=%llu cpus=%d\n", h.kernel_name.c_str(), h.kernel_release.c_str(),
@@ -458,6 +514,7 @@ int main(int argc, char** argv) {
   check_env(os.env);
   check_proc(os.proc, t);
   check_dynlib(os.dl, t);
+  check_registry(os.reg);
   check_host();
   std::printf("%d failure(s)\n", failures);
   return failures;

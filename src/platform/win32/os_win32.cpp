@@ -103,7 +103,8 @@ const Os& real_os() {
   static const Win32Env env;
   static const Win32Proc proc;
   static const Win32DynLib dl;
-  static const Os os{fs, env, proc, dl};
+  static const Win32Registry reg;
+  static const Os os{fs, env, proc, dl, reg};
   return os;
 }
 

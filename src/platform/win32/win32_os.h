@@ -52,6 +52,14 @@ class Win32DynLib final : public DynLib {
   void close(Handle h) const override;
 };
 
+// Reads the 64-bit view of the registry (also from a 32-bit build).
+class Win32Registry final : public Registry {
+ public:
+  std::optional<RegistryValue> value(const std::string& key, const std::string& name,
+                                     std::string* error) const override;
+  std::optional<std::vector<std::string>> subkeys(const std::string& key, std::string* error) const override;
+};
+
 namespace win32 {
 
 // UTF-8 <-> UTF-16. Invalid sequences become U+FFFD rather than failing: a garbled name
