@@ -91,7 +91,9 @@ std::vector<Finding> rule_nouveau(const Context& c) {
 std::vector<Finding> rule_driver_not_installed(const Context& c) {
   const PciGpu* p = first_nvidia(c.s);
   if (!p || c.os == "wsl2") return {};  // WSL2 has no PCI view of the GPU; its own rules apply
-  if (p->kernel_driver.has() && (p->kernel_driver.value() == "nvidia" || p->kernel_driver.value() == "nouveau")) return {};
+  if (p->kernel_driver.has() && (p->kernel_driver.value() == "nvidia" || p->kernel_driver.value() == "nouveau" ||
+                                 p->kernel_driver.value() == "nvlddmkm"))  // Windows: NVIDIA's display driver
+    return {};
   const DriverStep* load = nvml_load_step(c.s);
   if (!load || load->ok) return {};  // the libraries are there: the module rule speaks
   Finding f;

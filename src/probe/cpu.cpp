@@ -1,6 +1,7 @@
 // collect_cpu: CPU vendor, model, sockets/cores/threads, the ISA extensions deep-learning
 // libraries dispatch on, and RAM. Linux reads /proc/cpuinfo and /proc/meminfo (falling back
-// to sysfs topology where cpuinfo has none, as on arm64); Windows reads are a later issue.
+// to sysfs topology where cpuinfo has none, as on arm64); on Windows only the model and vendor
+// (registry) so far, the rest is a later issue.
 #include <fmt/format.h>
 
 #include <array>
@@ -239,9 +240,21 @@ void collect_cpu_as(const Os& os, OsFamily family, const HostInfo* host, CpuFact
   out = CpuFacts{};
   if (family != OsFamily::kLinux) {
     const std::string later = family == OsFamily::kWindows
-                                  ? "reading the CPU on Windows is not implemented yet"
+                                  ? "reading the CPU's cores and instruction sets on Windows is not implemented yet"
                                   : "reading the CPU on macOS is not implemented yet";
     set_all_unknown(out, later);
+    if (family == OsFamily::kWindows) {
+      // The processor's own name and vendor strings, as Windows copied them from CPUID at boot.
+      const std::string key = "HKLM\\HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0";
+      if (auto name = os.reg.text(key, "ProcessorNameString")) {
+        const std::string n = parse::clean_text(*name);
+        if (!n.empty()) out.model = n;
+      }
+      if (auto vendor = os.reg.text(key, "VendorIdentifier")) {
+        const std::string v = parse::clean_text(*vendor);
+        if (!v.empty()) out.vendor = v;
+      }
+    }
     if (host && host->logical_cpus) out.threads = *host->logical_cpus;
     out.ram_bytes = host && host->ram_bytes ? Fact<std::uint64_t>(*host->ram_bytes) : Fact<std::uint64_t>::unknown(later);
     out.ram_available_bytes = Fact<std::uint64_t>::unknown(later);

@@ -1,6 +1,6 @@
 // collect_pci: every display/3D controller on the PCI bus (class 0x03xxxx) as sysfs sees it,
 // whatever driver is bound or none: vendor/device ids, NUMA node, PCIe link, bound driver.
-// Linux: /sys/bus/pci/devices. Windows: the display adapters of the registry (no sysfs there).
+// Linux: /sys/bus/pci/devices. Windows: the display devices of the registry's Enum\PCI (no sysfs there).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -100,10 +100,8 @@ Fact<int> width(Device& d, const char* attr) {
 void collect_pci(const Os& os, std::vector<PciGpu>& out, std::vector<std::string>* notes) {
   out.clear();
 #ifdef _WIN32
-  // Windows: the display adapters whose drivers the registry lists (probe/windows_registry.h).
-  std::string why;
-  out = windows::pci_gpus_from(windows::read_display_adapters(os.reg, &why));
-  if (out.empty() && notes) notes->push_back("pci: " + why);
+  // Windows: every display device the PnP manager enumerated (probe/windows_registry.h).
+  out = windows::read_pci_display_devices(os.reg, notes);
   return;
 #endif
   std::string error;

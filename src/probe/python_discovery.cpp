@@ -97,6 +97,10 @@ struct Collector {
     return is_windows_path(path) ? parse::ascii_lower(k) : k;
   }
 
+  // On Windows only a Windows path names a folder: under Wine (or MSYS2, Cygwin) the environment
+  // also carries Unix paths (PYENV_ROOT=/root/.pyenv) that no Windows program can run from.
+  bool usable(const std::string& path) const { return !windows || is_windows_path(path); }
+
   void add(const std::string& path, const std::string& found_by, const std::string& problem = {}) {
     if (path.empty()) return;
     const std::string k = problem.empty() ? key_of(path) : "problem|" + path;
@@ -196,7 +200,7 @@ struct Collector {
   void scan_pyenv(bool saw_shim) {
     const std::string home = home_dir(os.env, windows);
     std::string root = env_get(os.env, "PYENV_ROOT").value_or(home.empty() ? "" : join(home, ".pyenv"));
-    if (root.empty()) return;
+    if (root.empty() || !usable(root)) return;
     // pyenv-win keeps its versions one level deeper.
     std::string versions = join(root, "versions");
     if (!os.fs.is_dir(versions) && os.fs.is_dir(join(join(root, "pyenv-win"), "versions")))
@@ -387,8 +391,8 @@ std::vector<Candidate> discover(const Os& os, const std::vector<std::string>& py
                                 std::vector<std::string>* notes) {
   Collector c{os, windows_mode(os.env), {}, {}, notes};
   for (const auto& a : python_args) c.add_argument(a);
-  if (auto v = env_get(os.env, "VIRTUAL_ENV")) c.add_prefix(*v, "venv");
-  if (auto p = env_get(os.env, "CONDA_PREFIX")) c.add_prefix(*p, "conda");
+  if (auto v = env_get(os.env, "VIRTUAL_ENV"); v && c.usable(*v)) c.add_prefix(*v, "venv");
+  if (auto p = env_get(os.env, "CONDA_PREFIX"); p && c.usable(*p)) c.add_prefix(*p, "conda");
   bool saw_shim = false;
   c.scan_path(&saw_shim);
   c.scan_pyenv(saw_shim);

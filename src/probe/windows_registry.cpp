@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "parse/ascii.h"
@@ -13,6 +15,7 @@ namespace {
 
 constexpr size_t kMaxAdapters = 64;
 constexpr size_t kMaxToolkits = 64;
+constexpr size_t kMaxPciDevices = 1024;  // Enum\\PCI keys looked at (a workstation has ~50)
 
 std::string text_of(const Registry& reg, const std::string& key, const char* name) {
   return parse::clean_text(reg.text(key, name).value_or(""), 256);
@@ -168,34 +171,67 @@ std::vector<DisplayAdapter> read_display_adapters(const Registry& reg, std::stri
   return out;
 }
 
-std::vector<PciGpu> pci_gpus_from(const std::vector<DisplayAdapter>& adapters) {
+std::string pci_address_from_location(const std::string& location) {
+  // "PCI bus 1, device 0, function 0" (English on every Windows: the PnP manager writes it).
+  const std::string l = parse::ascii_lower(location);
+  unsigned bus = 0, dev = 0, fn = 0;
+  char tail = 0;
+  if (std::sscanf(l.c_str(), "pci bus %u, device %u, function %u%c", &bus, &dev, &fn, &tail) != 3) return {};
+  if (bus > 255 || dev > 31 || fn > 7) return {};
+  return fmt::format("0000:{:02x}:{:02x}.{:x}", bus, dev, fn);
+}
+
+std::vector<PciGpu> read_pci_display_devices(const Registry& reg, std::vector<std::string>* notes) {
   std::vector<PciGpu> out;
-  for (const auto& a : adapters) {
-    PciGpu g;
-    g.address = "adapter " + a.key.substr(a.key.rfind('\\') + 1);
-    g.vendor_id = a.vendor_id;
-    g.vendor = a.vendor_id == 0x10de   ? "nvidia"
-               : a.vendor_id == 0x1002 ? "amd"
-               : a.vendor_id == 0x8086 ? "intel"
-                                       : "other";
-    g.device_id = a.device_id;
-    g.subsystem_vendor_id = a.subsystem_vendor_id;
-    g.subsystem_device_id = a.subsystem_device_id;
-    g.class_code = 0x030000;
-    const std::string provider = parse::ascii_lower(a.provider);
-    const std::string why_no_bus = "Windows keeps no PCIe link or NUMA facts in the display class key";
-    if (provider.find("nvidia") != std::string::npos)
-      g.kernel_driver = std::string("nvlddmkm");
-    else if (provider == "microsoft" && parse::ascii_lower(a.description).find("basic") != std::string::npos)
-      g.kernel_driver = std::string("BasicDisplay");
-    else
-      g.kernel_driver = a.provider.empty() ? Fact<std::string>::unknown("the driver names no provider")
-                                           : Fact<std::string>(a.provider + " driver");
-    g.numa_node = Fact<int>::unknown(why_no_bus);
-    g.link_speed_current = g.link_speed_max = Fact<std::string>::unknown(why_no_bus);
-    g.link_width_current = g.link_width_max = Fact<int>::unknown(why_no_bus);
-    out.push_back(std::move(g));
+  std::string error;
+  const auto ids = reg.subkeys(kPciEnumKey, &error);
+  if (!ids) {
+    if (notes) notes->push_back("pci: could not list the PCI devices (" + error + ")");
+    return out;
   }
+  const std::string display_guid =
+      parse::ascii_lower(std::string(kDisplayClassKey).substr(std::string(kDisplayClassKey).rfind('\\') + 1));
+  size_t looked = 0;
+  for (const auto& id : *ids) {
+    if (++looked > kMaxPciDevices) break;
+    const std::string id_key = std::string(kPciEnumKey) + "\\" + id;
+    const auto instances = reg.subkeys(id_key, nullptr);
+    if (!instances) continue;
+    for (const auto& inst : *instances) {
+      const std::string key = id_key + "\\" + inst;
+      const std::string guid = parse::ascii_lower(text_of(reg, key, "ClassGUID"));
+      if (guid != display_guid && parse::ascii_lower(text_of(reg, key, "Class")) != "display") continue;
+      DisplayAdapter ids_of;
+      parse_pci_hardware_id("PCI\\" + id, ids_of);
+      const std::string desc = text_of(reg, key, "DeviceDesc");
+      if (ids_of.vendor_id == 0) {
+        if (notes)
+          notes->push_back("pci: left out the display adapter \"" + desc + "\" (" + id +
+                           "): vendor id 0 is no PCI device (a virtual adapter)");
+        continue;
+      }
+      PciGpu g;
+      g.vendor_id = ids_of.vendor_id;
+      g.vendor = g.vendor_id == 0x10de   ? "nvidia"
+                 : g.vendor_id == 0x1002 ? "amd"
+                 : g.vendor_id == 0x8086 ? "intel"
+                                         : "other";
+      g.device_id = ids_of.device_id;
+      g.subsystem_vendor_id = ids_of.subsystem_vendor_id;
+      g.subsystem_device_id = ids_of.subsystem_device_id;
+      g.class_code = 0x030000;
+      g.address = pci_address_from_location(text_of(reg, key, "LocationInformation"));
+      if (g.address.empty()) g.address = id + "\\" + inst;
+      const std::string service = text_of(reg, key, "Service");
+      g.kernel_driver = service.empty() ? std::string("none") : service;
+      const std::string why_no_bus = "Windows keeps no PCIe link or NUMA facts in the registry";
+      g.numa_node = Fact<int>::unknown(why_no_bus);
+      g.link_speed_current = g.link_speed_max = Fact<std::string>::unknown(why_no_bus);
+      g.link_width_current = g.link_width_max = Fact<int>::unknown(why_no_bus);
+      out.push_back(std::move(g));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const PciGpu& a, const PciGpu& b) { return a.address < b.address; });
   return out;
 }
 

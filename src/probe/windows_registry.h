@@ -19,6 +19,8 @@ inline constexpr const char* kSecureBootKey = "HKLM\\SYSTEM\\CurrentControlSet\\
 // The display adapter class: one numbered subkey (0000, 0001, ...) per installed adapter driver.
 inline constexpr const char* kDisplayClassKey =
     "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
+// Every PCI device Windows enumerated, with or without a driver: Enum\PCI\VEN_xxxx&DEV_xxxx&...\<instance>.
+inline constexpr const char* kPciEnumKey = "HKLM\\SYSTEM\\CurrentControlSet\\Enum\\PCI";
 inline constexpr const char* kCudaToolkitsKey = "HKLM\\SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA";
 inline constexpr const char* kWineKey = "HKLM\\SOFTWARE\\Wine";
 
@@ -61,10 +63,15 @@ std::optional<std::string> nvidia_version_from_windows(const std::string& driver
 // PCI ids from a hardware id: "PCI\\VEN_10DE&DEV_1F91&SUBSYS_86F01043&REV_A1" (any case).
 void parse_pci_hardware_id(const std::string& id, DisplayAdapter& out);
 
-// The adapters as the probe's PCI list (Windows has no sysfs): ids from MatchingDeviceId, the
-// driver in words ("nvlddmkm" for NVIDIA's, "BasicDisplay" for Microsoft's fallback driver),
-// address "adapter 0000" (the class subkey: the bus address is not kept there).
-std::vector<PciGpu> pci_gpus_from(const std::vector<DisplayAdapter>& adapters);
+// The display controllers on the PCI bus as Windows enumerated them (Windows has no sysfs), with
+// or without a driver: ids from the device key's name, the kernel driver from its Service value
+// ("nvlddmkm" NVIDIA's, "BasicDisplay" Microsoft's fallback, "none" without a driver), the
+// address from LocationInformation ("PCI bus 1, device 0, function 0" -> "0000:01:00.0").
+// A device with vendor id 0 (Wine's virtual adapter) is no PCI device: left out, said in *notes.
+std::vector<PciGpu> read_pci_display_devices(const Registry& reg, std::vector<std::string>* notes);
+
+// "PCI bus 1, device 0, function 0" -> "0000:01:00.0"; "" when it is not that shape.
+std::string pci_address_from_location(const std::string& location);
 
 // The NVIDIA display driver's version as its registry entry says ("552.22"), or why not.
 Fact<std::string> nvidia_driver_version(const std::vector<DisplayAdapter>& adapters, const std::string& why_none);

@@ -149,6 +149,9 @@ TEST(PythonProbe, WindowsCondaEnvWithTensorflowGpu24) {
                {"LOCALAPPDATA", "C:\\Users\\me\\AppData\\Local"},
                {"APPDATA", "C:\\Users\\me\\AppData\\Roaming"},
                {"CONDA_PREFIX", "C:\\Users\\me\\miniconda3\\envs\\tf"},
+               // Under Wine the Linux environment comes along: Unix paths name no Windows folder.
+               {"PYENV_ROOT", "/root/.pyenv"},
+               {"VIRTUAL_ENV", "/home/me/venv"},
                {"PATH",
                 "C:\\Users\\me\\miniconda3\\envs\\tf;C:\\Users\\me\\miniconda3\\envs\\tf\\Scripts;"
                 "C:\\Windows\\system32;C:\\Users\\me\\AppData\\Local\\Microsoft\\WindowsApps"}},
@@ -161,6 +164,7 @@ TEST(PythonProbe, WindowsCondaEnvWithTensorflowGpu24) {
   std::vector<PythonEnv> envs;
   collect_python(f.os(), ProbeOptions{}, envs);
 
+  for (const auto& e : envs) EXPECT_NE(e.interpreter.front(), '/') << e.interpreter;
   const PythonEnv* tf = env_of(envs, "C:\\Users\\me\\miniconda3\\envs\\tf\\python.exe");
   ASSERT_NE(tf, nullptr) << names(envs);
   EXPECT_EQ(tf->found_by, (std::vector<std::string>{"conda", "PATH"}));

@@ -60,10 +60,12 @@ Snapshot probe_tree(const std::string& tree, std::map<std::string, std::string> 
   host.kernel_name = "Windows_NT";
   host.kernel_release = "10.0.22631";
   host.machine = "AMD64";
+  host.logical_cpus = 12;
   detail::collect_os_as(fx.os(), detail::OsFamily::kWindows, &host, s.os);
+  detail::collect_cpu_as(fx.os(), detail::OsFamily::kWindows, &host, s.cpu);
   std::string why;
   const auto adapters = windows::read_display_adapters(fx.reg, &why);
-  s.pci_gpus = windows::pci_gpus_from(adapters);
+  s.pci_gpus = windows::read_pci_display_devices(fx.reg, &s.notes);
   s.nvidia.kernel_module_version = windows::nvidia_driver_version(adapters, why);
   collect_python(fx.os(), ProbeOptions{}, s.python);
   probe_detail::collect_toolkits_in(fx.os(), probe_detail::ToolkitSearch{Layout::windows}, s.toolkits);
@@ -113,12 +115,20 @@ TEST(WindowsLayout, TheWalkthroughLaptopIsProbedFromItsRegistryAndFolders) {
   EXPECT_EQ(s.os.version.value_or("?"), "10.0.22631.2861");
   EXPECT_EQ(s.os.arch.value_or("?"), "x86_64");
   EXPECT_TRUE(s.os.secure_boot.value_or(false));
-  // Both display adapters, with their ids; the NVIDIA driver's version from its registry entry.
+  EXPECT_EQ(s.cpu.model.value_or("?"), "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz");
+  EXPECT_EQ(s.cpu.vendor.value_or("?"), "GenuineIntel");
+  EXPECT_EQ(s.cpu.threads.value_or(0), 12);
+  // Both display controllers the PnP manager enumerated (not the GPU's audio function), with their
+  // ids, bus addresses and kernel drivers; the NVIDIA driver's version from its class entry.
   ASSERT_EQ(s.pci_gpus.size(), 2u);
   EXPECT_EQ(s.pci_gpus[0].vendor, "intel");
+  EXPECT_EQ(s.pci_gpus[0].address, "0000:00:02.0");
+  EXPECT_EQ(s.pci_gpus[0].kernel_driver.value_or("?"), "igfx");
   EXPECT_EQ(s.pci_gpus[1].vendor, "nvidia");
+  EXPECT_EQ(s.pci_gpus[1].address, "0000:01:00.0");
   EXPECT_EQ(s.pci_gpus[1].device_id, 0x1f91u);
   EXPECT_EQ(s.pci_gpus[1].subsystem_vendor_id, 0x1043u);
+  EXPECT_EQ(s.pci_gpus[1].subsystem_device_id, 0x18efu);
   EXPECT_EQ(s.pci_gpus[1].kernel_driver.value_or("?"), "nvlddmkm");
   EXPECT_EQ(s.nvidia.kernel_module_version.value_or("?"), "546.33");
 
@@ -265,6 +275,38 @@ TEST(WindowsRegistry, HardwareIdsGiveThePciIds) {
   windows::parse_pci_hardware_id("pci\\ven_10dx&dev_1", none);
   EXPECT_EQ(none.vendor_id, 0u);
   EXPECT_EQ(none.device_id, 0u);
+}
+
+TEST(WindowsRegistry, PciDevicesWithoutADriverAndWinesVirtualAdapter) {
+  test::MapRegistry reg;
+  const std::string e = windows::kPciEnumKey;
+  // A GTX 1650 before any NVIDIA driver: Windows gives it Microsoft's fallback driver.
+  reg.set_text(e + "\\VEN_10DE&DEV_1F91&SUBSYS_18EF1043&REV_A1\\4&1", "ClassGUID",
+               "{4D36E968-E325-11CE-BFC1-08002BE10318}");
+  reg.set_text(e + "\\VEN_10DE&DEV_1F91&SUBSYS_18EF1043&REV_A1\\4&1", "Service", "BasicDisplay");
+  reg.set_text(e + "\\VEN_10DE&DEV_1F91&SUBSYS_18EF1043&REV_A1\\4&1", "LocationInformation",
+               "PCI bus 1, device 0, function 0");
+  // A second one with no driver at all (Device Manager's "Video Controller"), no location.
+  reg.set_text(e + "\\VEN_10DE&DEV_2684&SUBSYS_16F310DE&REV_A1\\4&2", "Class", "Display");
+  // Wine's adapter: vendor 0.
+  reg.set_text(e + "\\VEN_0000&DEV_0000&SUBSYS_00000000&REV_00\\00000000", "Class", "Display");
+  reg.set_text(e + "\\VEN_0000&DEV_0000&SUBSYS_00000000&REV_00\\00000000", "DeviceDesc", "Wine Adapter");
+  std::vector<std::string> notes;
+  const auto g = windows::read_pci_display_devices(reg, &notes);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].address, "0000:01:00.0");
+  EXPECT_EQ(g[0].kernel_driver.value_or("?"), "BasicDisplay");
+  EXPECT_EQ(g[1].address, "VEN_10DE&DEV_2684&SUBSYS_16F310DE&REV_A1\\4&2");
+  EXPECT_EQ(g[1].kernel_driver.value_or("?"), "none");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("Wine Adapter"), std::string::npos) << notes[0];
+  EXPECT_EQ(windows::pci_address_from_location("PCI bus 65, device 0, function 0"), "0000:41:00.0");
+  EXPECT_EQ(windows::pci_address_from_location("PCI bus 1, device 32, function 0"), "");
+  EXPECT_EQ(windows::pci_address_from_location("PCI-Bus 1, Gerät 0, Funktion 0"), "");
+  // No registry: a note, no crash.
+  notes.clear();
+  EXPECT_TRUE(windows::read_pci_display_devices(no_registry(), &notes).empty());
+  ASSERT_EQ(notes.size(), 1u);
 }
 
 TEST(WindowsRegistry, OlderWindowsAndWineNameThemselves) {

@@ -162,7 +162,7 @@ void check_fs(const Fs& fs, const TempDir& t) {
         err);
   err.clear();
   data = fs.read_file(t.path + "\\sub", 100, &err);
-  check(!data && err == t.path + "\\sub: is a directory", "Fs::read_file on a directory", err);
+  check(!data && err == t.path + "\\sub: not a regular file (a folder)", "Fs::read_file on a directory", err);
 
   auto list = fs.list_dir(t.path, &err);
   bool saw_hello = false, saw_sub = false, saw_umlaut = false, saw_dots = false;

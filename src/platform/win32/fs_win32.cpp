@@ -140,20 +140,24 @@ std::optional<std::string> reparse_target(std::string_view data) {
 
 }  // namespace win32
 
+namespace {
+// Why CreateFileW could not open a file for reading. A folder fails with "Access is denied"
+// (it opens only with FILE_FLAG_BACKUP_SEMANTICS): say what POSIX says for one instead.
+std::string open_error(const std::string& path, const std::wstring& wpath) {
+  const DWORD code = ::GetLastError();
+  const DWORD a = ::GetFileAttributesW(wpath.c_str());
+  if (a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY)) return path + ": not a regular file (a folder)";
+  return win32::error_with(path, code);
+}
+}  // namespace
+
 std::optional<std::string> Win32Fs::read_file(const std::string& path, size_t max_bytes, std::string* error) const {
   const std::wstring wpath = win32::os_path(path);
   // Share everything: a log or version file another process holds open must still be readable.
   OwnedHandle h(::CreateFileW(wpath.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                               nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN, nullptr));
   if (!h.valid()) {
-    const DWORD code = ::GetLastError();
-    const DWORD a = ::GetFileAttributesW(wpath.c_str());
-    if (error) {
-      if (a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY))
-        *error = path + ": is a directory";
-      else
-        *error = win32::error_with(path, code);
-    }
+    if (error) *error = open_error(path, wpath);
     return std::nullopt;
   }
   // A console, serial port or pipe planted where a version file should be could block the
@@ -188,7 +192,7 @@ std::optional<std::string> Win32Fs::read_file_at(const std::string& path, std::u
   OwnedHandle h(::CreateFileW(wpath.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                               nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_RANDOM_ACCESS, nullptr));
   if (!h.valid()) {
-    if (error) *error = win32::error_with(path, ::GetLastError());
+    if (error) *error = open_error(path, wpath);
     return std::nullopt;
   }
   LARGE_INTEGER size{};
