@@ -2,7 +2,8 @@
 # One entry point for the README's Quick start and for CI.
 #   scripts/quickstart.sh          install what is missing, build, run `gpuready` on this machine
 #   scripts/quickstart.sh test     install what is missing, build, run the whole test suite
-#                                  (unit + CI checks, then each parser fuzzer briefly)
+#                                  (unit + CI checks, then each parser fuzzer briefly, then the
+#                                  Windows build and its tests under Wine)
 # Works on a fresh Debian 12 with nothing but git; re-running it is cheap (apt and ninja skip
 # what is already done). Needs root or sudo only when packages are missing.
 set -euo pipefail
@@ -18,7 +19,9 @@ cd "$here"
 # GoogleTest is installed in both modes: the default preset configures the tests too.
 packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libdnnl-dev ocl-icd-opencl-dev libgtest-dev libgmock-dev)
 if [[ $mode == test ]]; then
-  packages+=(clang libclang-rt-14-dev python3)
+  # The fuzzers (clang), the framework-check tests (python3), and the Windows build checked from
+  # Linux: MinGW-w64 builds gpuready.exe and the tests, Wine runs them (scripts/windows-check.sh).
+  packages+=(clang libclang-rt-14-dev python3 g++-mingw-w64-x86-64-posix wine64)
 fi
 
 missing=()
@@ -45,6 +48,7 @@ case $mode in
     cmake --build --preset default
     ctest --preset default "$@"
     scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-10}"
+    scripts/windows-check.sh
     ;;
   *)
     echo "usage: scripts/quickstart.sh [run|test] [args...]" >&2

@@ -1,16 +1,28 @@
-# Fails when the gpuready executable's dynamic section names a GPU vendor library.
+# Fails when the gpuready executable's dynamic section (ELF) or import table (PE) names a GPU
+# vendor library.
 # Run as: cmake -DEXE=path/to/gpuready -P check_no_vendor_libs.cmake
-find_program(READELF readelf REQUIRED)
-execute_process(COMMAND ${READELF} --dynamic --wide ${EXE} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "readelf failed on ${EXE}")
+#         cmake -DEXE=path/to/gpuready.exe -DOBJDUMP=x86_64-w64-mingw32-objdump -P check_no_vendor_libs.cmake
+if(OBJDUMP)
+  # A Windows executable: objdump -p lists the import table as "DLL Name: KERNEL32.dll".
+  execute_process(COMMAND ${OBJDUMP} -p ${EXE} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  set(entry_pattern "DLL Name: [^\n]*")
+  set(vendor_pattern "(nvcuda|nvml|cudart64|cudnn|cublas|cublaslt|nccl|nvrtc|cufft|curand|cusolver|cusparse|nvinfer)[^ ]*\\.dll")
+else()
+  find_program(READELF readelf REQUIRED)
+  execute_process(COMMAND ${READELF} --dynamic --wide ${EXE} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  set(entry_pattern "\\(NEEDED\\)[^\n]*")
+  set(vendor_pattern "lib(cuda|nvidia-ml|cudart|cudnn|cublas|cublaslt|nccl|nvrtc|cufft|curand|cusolver|cusparse|nvinfer)[.-]")
 endif()
-string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*" needed "${dyn}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "listing the libraries of ${EXE} failed")
+endif()
+string(REGEX MATCHALL "${entry_pattern}" needed "${dyn}")
 if(NOT needed)
-  message(FATAL_ERROR "readelf printed no NEEDED entries for ${EXE}: cannot check")
+  message(FATAL_ERROR "no needed-library entries found in ${EXE}: cannot check")
 endif()
 foreach(line IN LISTS needed)
-  if(line MATCHES "lib(cuda|nvidia-ml|cudart|cudnn|cublas|cublasLt|nccl|nvrtc|cufft|curand|cusolver|cusparse|nvinfer)[.-]")
+  string(TOLOWER "${line}" lower)
+  if(lower MATCHES "${vendor_pattern}")
     message(FATAL_ERROR "gpuready links a GPU vendor library: ${line}")
   endif()
   message(STATUS "needed: ${line}")

@@ -363,6 +363,18 @@ bool MapRegistry::load_reg_file(const std::string& raw, std::string* error) {
   return true;
 }
 
+bool can_create_symlinks(std::string* why) {
+  const fs::path dir = fs::temp_directory_path() / "gpuready-symlink-probe";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  fs::create_symlink("target", dir / "link", ec);
+  const bool ok = !ec;
+  if (!ok && why) *why = "this system cannot create symlinks here (" + ec.message() + ")";
+  fs::remove_all(dir, ec);
+  return ok;
+}
+
 int nvidia_smi_gpus(std::string* why) {
   ProcOptions o;
   o.timeout = std::chrono::seconds(30);

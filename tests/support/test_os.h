@@ -110,6 +110,10 @@ struct FixtureOs {
   Os os() const { return Os{fs, env, proc, dl, reg}; }
 };
 
+// Whether this machine lets the tests make symlinks (Wine stubs CreateSymbolicLinkW; Windows needs
+// Developer Mode or an elevated process); false with *why when not.
+bool can_create_symlinks(std::string* why);
+
 // The GPUs nvidia-smi lists on this machine: what the GPU tests (label gpu) skip themselves on.
 // 0, with why, when it lists none or does not answer.
 int nvidia_smi_gpus(std::string* why);

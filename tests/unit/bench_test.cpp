@@ -96,7 +96,11 @@ TEST(Bench, AnEngineThatIsMissingIsReportedNotACrash) {
   const ProcResult r = run({"bench", "--device", "cpu", "--images", "20", "--epochs", "0", "--json"}, 120);
   if (!cpu_module_built()) {
     EXPECT_EQ(r.exit_code, 1) << r.out;
+#ifdef _WIN32
+    EXPECT_NE(r.out.find("gpuready-cpu.dll is not installed"), std::string::npos) << r.out;
+#else
     EXPECT_NE(r.out.find("libgpuready-cpu.so is not installed"), std::string::npos) << r.out;
+#endif
   } else {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   }

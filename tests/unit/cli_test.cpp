@@ -97,8 +97,9 @@ TEST(Cli, HostileEnvironmentDoesNotBreakTheProbe) {
   // A PATH of thousands of entries (many missing, some relative, one very long) and
   // nonsense in the variables the probe reads.
   std::string path;
-  for (int i = 0; i < 5000; ++i) path += "/nonexistent/" + std::to_string(i) + ":";
-  path += "relative/dir::" + std::string(5000, 'x') + ":/usr/bin:/bin";
+  const std::string sep(1, path_list_separator());
+  for (int i = 0; i < 5000; ++i) path += "/nonexistent/" + std::to_string(i) + sep;
+  path += "relative/dir" + sep + sep + std::string(5000, 'x') + sep + "/usr/bin" + sep + "/bin";
   ProcOptions o;
   o.set_env = {{"PATH", path},
                {"LD_LIBRARY_PATH", ":::/nonexistent:" + std::string(3000, '/')},
