@@ -16,11 +16,5 @@ done
 
 cmake --preset mingw >/dev/null
 cmake --build --preset mingw
-# The prefix is made once, before the tests start in parallel (Wine's first start takes ~20 s).
-export WINEPREFIX="$PWD/build/mingw/wineprefix" WINEDEBUG=-all
-if [[ ! -f $WINEPREFIX/system.reg ]]; then
-  echo "windows-check: creating the Wine prefix $WINEPREFIX" >&2
-  timeout 300 /usr/lib/wine/wine64 wineboot --init >/dev/null 2>&1 || true
-  timeout 60 /usr/lib/wine/wineserver -w || true
-fi
+# The test preset names the Wine prefix (build/mingw/wineprefix); the ctest wine_prefix makes it first.
 ctest --preset mingw "$@"

@@ -60,9 +60,10 @@ std::optional<std::string> dotted_from_macros(std::string_view text, const char*
   if (!ma || !mi) return std::nullopt;
   std::string out = std::to_string(*ma) + "." + std::to_string(*mi);
   auto pa = resolve_int(defs, patch);
-  if (pa) out += "." + std::to_string(*pa);
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on `"." + std::to_string(...)` at -O2.
+  if (pa) out.append(".").append(std::to_string(*pa));
   if (pa && build) {
-    if (auto bu = resolve_int(defs, build)) out += "." + std::to_string(*bu);
+    if (auto bu = resolve_int(defs, build)) out.append(".").append(std::to_string(*bu));
   }
   return out;
 }

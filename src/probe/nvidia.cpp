@@ -58,6 +58,7 @@ SFact read_kernel_module_version(const Os& os) {
 constexpr size_t kMaxModulesDepBytes = 16u << 20;  // a distribution kernel's modules.dep is ~1 MB
 constexpr size_t kMaxKernelDirs = 64;
 
+#ifndef _WIN32  // Windows has no /lib/modules (read_kernel_module_files below)
 // The running kernel's release, as collect_os finds it: /proc/sys/kernel/osrelease through the Fs
 // (so a fixture tree fixes it), else uname's.
 std::optional<std::string> running_kernel_release(const Fs& fs, std::string* why) {
@@ -89,6 +90,7 @@ KernelDep read_modules_dep(const Fs& fs, const std::string& dir) {
   d.nvidia = parse::nvidia_module_in_modules_dep(*text);
   return d;
 }
+#endif
 
 #ifdef _WIN32
 void read_kernel_module_files(const Fs& fs, NvidiaDriverFacts& out) {

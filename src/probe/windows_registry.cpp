@@ -21,15 +21,8 @@ std::string text_of(const Registry& reg, const std::string& key, const char* nam
   return parse::clean_text(reg.text(key, name).value_or(""), 256);
 }
 
-bool all_digits(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!parse::is_digit(c)) return false;
-  return true;
-}
-
 std::optional<long> to_long(const std::string& s) {
-  if (!all_digits(s) || s.size() > 9) return std::nullopt;
+  if (!parse::all_digits(s) || s.size() > 9) return std::nullopt;
   return std::strtol(s.c_str(), nullptr, 10);
 }
 
@@ -82,8 +75,8 @@ std::optional<WindowsVersion> read_version(const Registry& reg, const std::strin
     major_minor = text_of(reg, kCurrentVersionKey, "CurrentVersion");
   }
   std::string build = text_of(reg, kCurrentVersionKey, "CurrentBuildNumber");
-  if (!all_digits(build)) build = text_of(reg, kCurrentVersionKey, "CurrentBuild");
-  if (all_digits(build)) v.build = to_long(build);
+  if (!parse::all_digits(build)) build = text_of(reg, kCurrentVersionKey, "CurrentBuild");
+  if (parse::all_digits(build)) v.build = to_long(build);
   v.version = major_minor;
   if (v.build) v.version += (v.version.empty() ? "" : ".") + std::to_string(*v.build);
   if (const auto ubr = reg.value(kCurrentVersionKey, "UBR", nullptr);
@@ -123,7 +116,7 @@ std::optional<std::string> nvidia_version_from_windows(const std::string& driver
   }
   if (parts.size() != 4) return std::nullopt;
   for (const auto& p : parts)
-    if (!all_digits(p) || p.size() > 5) return std::nullopt;
+    if (!parse::all_digits(p) || p.size() > 5) return std::nullopt;
   std::string fourth = parts[3];
   if (fourth.size() > 4) return std::nullopt;
   fourth.insert(0, 4 - fourth.size(), '0');
@@ -153,7 +146,7 @@ std::vector<DisplayAdapter> read_display_adapters(const Registry& reg, std::stri
   }
   for (const auto& k : *keys) {
     if (out.size() >= kMaxAdapters) break;
-    if (!all_digits(k)) continue;  // "Properties" and the like are no adapters
+    if (!parse::all_digits(k)) continue;  // "Properties" and the like are no adapters
     DisplayAdapter a;
     a.key = std::string(kDisplayClassKey) + "\\" + k;
     a.description = text_of(reg, a.key, "DriverDesc");
