@@ -91,12 +91,24 @@ std::vector<Finding> rule_nouveau(const Context& c) {
 std::vector<Finding> rule_driver_not_installed(const Context& c) {
   const PciGpu* p = first_nvidia(c.s);
   if (!p || c.os == "wsl2") return {};  // WSL2 has no PCI view of the GPU; its own rules apply
-  if (p->kernel_driver.has() && (p->kernel_driver.value() == "nvidia" || p->kernel_driver.value() == "nouveau" ||
-                                 p->kernel_driver.value() == "nvlddmkm"))  // Windows: NVIDIA's display driver
+  if (p->kernel_driver.has() && (p->kernel_driver.value() == "nvidia" || p->kernel_driver.value() == "nouveau"))
     return {};
   const DriverStep* load = nvml_load_step(c.s);
   if (!load || load->ok) return {};  // the libraries are there: the module rule speaks
   Finding f;
+  // Windows: NVIDIA's display driver (nvlddmkm) holds the GPU, yet nvml.dll does not load (missing,
+  // or "Bad EXE format" (193) from a damaged or foreign copy): the driver's install is broken.
+  const bool windows_driver_bound = p->kernel_driver.has() && p->kernel_driver.value() == "nvlddmkm";
+  if (windows_driver_bound) {
+    f.title = "NVIDIA's driver (nvlddmkm) holds " + gpu_words(c, *p) +
+              ", but its nvml.dll cannot be loaded: the driver's install is incomplete or damaged";
+    f.evidence.push_back(step_line(*load));
+    f.fix = {
+        "# reinstall the NVIDIA driver from https://www.nvidia.com/Download/index.aspx: Custom (Advanced) > "
+        "Perform a clean installation, then reboot",
+        "nvidia-smi"};
+    return {f};
+  }
   f.title = "No NVIDIA driver is installed for " + gpu_words(c, *p);
   f.evidence.push_back(step_line(*load));
   if (p->kernel_driver.has()) f.evidence.push_back("kernel driver bound to the GPU: " + p->kernel_driver.value());

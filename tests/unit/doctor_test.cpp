@@ -879,6 +879,30 @@ TEST(DoctorCli, ReplayJsonAndExitCodes) {
   EXPECT_NE(list.out.find("driver.mismatch"), std::string::npos);
 }
 
+// Windows: NVIDIA's driver holds the GPU but nvml.dll does not load (here a damaged copy, error 193):
+// not ready, and not "no driver installed" either.
+TEST(Doctor, AWindowsDriverWhoseNvmlDoesNotLoadIsABrokenInstall) {
+  Snapshot s = h200();
+  s.os.family = std::string("windows");
+  s.os.wsl = std::string("none");
+  s.pci_gpus[0].kernel_driver = std::string("nvlddmkm");
+  s.nvidia.steps = {
+      {"load nvml.dll", false, "library_not_found", "nvml.dll: Bad EXE format for nvml.dll. (error 193)", 1}};
+  s.nvidia.gpus.clear();
+  s.nvidia.driver_version = Fact<std::string>::unknown("no NVIDIA driver library (nvml.dll not found)");
+  const Report r = run(s);
+  const auto f = with_code(r, "driver.not-installed");
+  ASSERT_EQ(f.size(), 1u) << codes(r);
+  EXPECT_NE(f[0]->title.find("nvlddmkm"), std::string::npos) << f[0]->title;
+  EXPECT_NE(f[0]->title.find("cannot be loaded"), std::string::npos) << f[0]->title;
+  EXPECT_NE(f[0]->evidence.front().find("error 193"), std::string::npos);
+  EXPECT_NE(f[0]->fix.front().find("clean installation"), std::string::npos);
+  EXPECT_FALSE(r.ready) << "a driver NVML cannot reach is no GPU to train on";
+  // The same machine with nvml.dll loading: this rule is silent.
+  s.nvidia.steps[0].ok = true;
+  EXPECT_TRUE(with_code(run(s), "driver.not-installed").empty());
+}
+
 TEST(Doctor, ADependencyOfADependencyIsFollowedAndNamedWithItsChain) {
   // libcusolver.so.12 finds libcublas.so.12 through its RUNPATH, and libcublas cannot find
   // libcublasLt: loading cuSOLVER fails on a library two steps away.
