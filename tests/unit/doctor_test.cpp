@@ -13,6 +13,7 @@
 #include <set>
 
 #include "platform/os.h"
+#include "report/doctor_console.h"
 
 using namespace gpuready;
 using namespace gpuready::doctor;
@@ -898,6 +899,9 @@ TEST(Doctor, AWindowsDriverWhoseNvmlDoesNotLoadIsABrokenInstall) {
   EXPECT_NE(f[0]->evidence.front().find("error 193"), std::string::npos);
   EXPECT_NE(f[0]->fix.front().find("clean installation"), std::string::npos);
   EXPECT_FALSE(r.ready) << "a driver NVML cannot reach is no GPU to train on";
+  // The summary line names the GPU the bus shows, not "no NVIDIA GPU".
+  const std::string console = render_doctor_console(r, s);
+  EXPECT_NE(console.find("NVIDIA GPU 10de:2335 on the PCI bus"), std::string::npos) << console.substr(0, 200);
   // The same machine with nvml.dll loading: this rule is silent.
   s.nvidia.steps[0].ok = true;
   EXPECT_TRUE(with_code(run(s), "driver.not-installed").empty());
