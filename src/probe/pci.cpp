@@ -18,7 +18,9 @@ constexpr const char* kPciDevices = "/sys/bus/pci/devices";
 constexpr size_t kAttrMax = 256;      // sysfs attributes are one short line
 constexpr size_t kMaxDevices = 4096;  // far above any real machine; bounds a garbage tree
 
-std::string vendor_name(std::uint32_t id) {
+}  // namespace
+
+std::string pci_vendor_name(std::uint32_t id) {
   switch (id) {
     case 0x10de: return "nvidia";
     case 0x1002: return "amd";
@@ -26,6 +28,8 @@ std::string vendor_name(std::uint32_t id) {
     default: return "other";
   }
 }
+
+namespace {
 
 class Device {
  public:
@@ -124,7 +128,7 @@ void collect_pci(const Os& os, std::vector<PciGpu>& out, std::vector<std::string
     g.address = e.name;
     g.class_code = *cls;
     g.vendor_id = d.hex("vendor").value_or(0);
-    g.vendor = vendor_name(g.vendor_id);
+    g.vendor = pci_vendor_name(g.vendor_id);
     g.device_id = d.hex("device").value_or(0);
     g.subsystem_vendor_id = d.hex("subsystem_vendor").value_or(0);
     g.subsystem_device_id = d.hex("subsystem_device").value_or(0);

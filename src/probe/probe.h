@@ -41,6 +41,7 @@ void collect_os(const Os& os, OsFacts& out);                                  //
 void collect_cpu(const Os& os, CpuFacts& out);                                // cpu.cpp
 // notes (optional) receives why the bus could not be listed, so an empty list is never mute.
 void collect_pci(const Os& os, std::vector<PciGpu>& out, std::vector<std::string>* notes = nullptr);  // pci.cpp
+std::string pci_vendor_name(std::uint32_t vendor_id);  // 0x10de -> "nvidia", "amd", "intel", else "other"
 void collect_nvidia(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out);  // nvidia.cpp
 void collect_toolkits(const Os& os, std::vector<Toolkit>& out);               // toolkits.cpp
 // Toolkits shipped as pip wheels (nvidia/cuda_nvcc, nvidia/cu13) need the Python envs' site-packages:

@@ -9,6 +9,7 @@
 
 #include "parse/ascii.h"
 #include "parse/clean_text.h"
+#include "probe/probe.h"
 
 namespace gpuready::windows {
 namespace {
@@ -196,19 +197,15 @@ std::vector<PciGpu> read_pci_display_devices(const Registry& reg, std::vector<st
       if (guid != display_guid && parse::ascii_lower(text_of(reg, key, "Class")) != "display") continue;
       DisplayAdapter ids_of;
       parse_pci_hardware_id("PCI\\" + id, ids_of);
-      const std::string desc = text_of(reg, key, "DeviceDesc");
       if (ids_of.vendor_id == 0) {
         if (notes)
-          notes->push_back("pci: left out the display adapter \"" + desc + "\" (" + id +
+          notes->push_back("pci: left out the display adapter \"" + text_of(reg, key, "DeviceDesc") + "\" (" + id +
                            "): vendor id 0 is no PCI device (a virtual adapter)");
         continue;
       }
       PciGpu g;
       g.vendor_id = ids_of.vendor_id;
-      g.vendor = g.vendor_id == 0x10de   ? "nvidia"
-                 : g.vendor_id == 0x1002 ? "amd"
-                 : g.vendor_id == 0x8086 ? "intel"
-                                         : "other";
+      g.vendor = pci_vendor_name(g.vendor_id);
       g.device_id = ids_of.device_id;
       g.subsystem_vendor_id = ids_of.subsystem_vendor_id;
       g.subsystem_device_id = ids_of.subsystem_device_id;

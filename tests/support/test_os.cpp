@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "parse/ascii.h"
+
 namespace fs = std::filesystem;
 
 namespace gpuready::test {
@@ -101,12 +103,6 @@ FixtureOs::FixtureOs(const std::string& fixture_tree, std::map<std::string, std:
 
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
-
 // UTF-16LE (regedit's export encoding) to UTF-8; surrogate pairs included.
 std::string utf16le_to_utf8(const std::string& bytes) {
   std::string out;
@@ -177,7 +173,7 @@ bool quoted(const std::string& text, size_t& i, std::string& out) {
 }  // namespace
 
 std::string MapRegistry::canon(const std::string& key) {
-  std::string k = lower(key);
+  std::string k = parse::ascii_lower(key);
   for (char& c : k)
     if (c == '/') c = '\\';
   while (!k.empty() && k.back() == '\\') k.pop_back();
@@ -208,7 +204,7 @@ void MapRegistry::set(const std::string& key, const std::string& name, RegistryV
       k += (k.empty() ? "" : "\\") + part;
       auto& kids = children_[parent];
       if (!parent.empty() && keys_.find(canon(k)) == keys_.end() &&
-          std::find_if(kids.begin(), kids.end(), [&](const std::string& x) { return lower(x) == lower(part); }) ==
+          std::find_if(kids.begin(), kids.end(), [&](const std::string& x) { return parse::iequals(x, part); }) ==
               kids.end())
         kids.push_back(part);
       keys_[canon(k)];
@@ -216,7 +212,7 @@ void MapRegistry::set(const std::string& key, const std::string& name, RegistryV
     start = end + 1;
   }
   if (!name.empty() || v.type != RegistryValue::Type::kBinary || !v.text.empty())
-    keys_[canon(key)][lower(name)] = std::move(v);
+    keys_[canon(key)][parse::ascii_lower(name)] = std::move(v);
 }
 
 void MapRegistry::set_text(const std::string& key, const std::string& name, const std::string& text) {
@@ -240,7 +236,7 @@ std::optional<RegistryValue> MapRegistry::value(const std::string& key, const st
     if (error) *error = key + ": The system cannot find the file specified.";
     return std::nullopt;
   }
-  const auto v = k->second.find(lower(name));
+  const auto v = k->second.find(parse::ascii_lower(name));
   if (v == k->second.end()) {
     if (error) *error = key + "\\" + name + ": The system cannot find the file specified.";
     return std::nullopt;
