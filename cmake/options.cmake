@@ -2,6 +2,7 @@
 option(GPUREADY_BUILD_TESTS "Build the unit tests and the fake vendor libraries" ON)
 option(GPUREADY_BUILD_FUZZERS "Build libFuzzer targets for the parsers (needs clang)" OFF)
 option(GPUREADY_STATIC_CXX_RUNTIME "Link libstdc++ and libgcc statically into the gpuready executable (GCC)" ON)
+option(GPUREADY_PCH "Precompile the headers every file includes (faster builds)" ON)
 option(GPUREADY_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 # The optional CUDA module (gpu/: GEMM, cuDNN and memory checks): AUTO builds it when CMake finds
 # a CUDA compiler (nvcc on PATH, CUDACXX, or /usr/local/cuda), ON requires one, OFF never builds it.
