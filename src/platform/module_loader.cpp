@@ -7,6 +7,10 @@ LoadedModule load_module(const Os& os, const std::vector<std::string>& candidate
   LoadedModule m;
   std::string tried;
   for (const auto& c : candidates) {
+    if (!is_absolute_path(c)) {  // "gpuready-cuda.so" or "./x.so" would name the current folder
+      tried += (tried.empty() ? "" : ", ") + c + " (ignored: not an absolute path)";
+      continue;
+    }
     if (!os.fs.exists(c)) {
       tried += (tried.empty() ? "" : ", ") + c;
       continue;

@@ -21,6 +21,15 @@ struct DirEntry {
   bool is_symlink = false;
 };
 
+// What stat says about a path (links followed).
+struct FileStat {
+  enum class Type { regular, directory, other };  // other: a FIFO, a device, a socket
+  Type type = Type::other;
+  std::uint64_t size = 0;
+  std::optional<std::uint32_t> mode;  // POSIX permission bits with setuid/setgid/sticky (07777); none on Windows
+  std::optional<std::uint32_t> owner;  // POSIX uid
+};
+
 class Fs {
  public:
   virtual ~Fs() = default;
@@ -51,7 +60,19 @@ class Fs {
   virtual std::optional<std::string> read_link(const std::string& path) const = 0;
   // The canonical path with every link resolved; nullopt on a loop or a missing path.
   virtual std::optional<std::string> canonical(const std::string& path) const = 0;
+  // stat (links followed); nullopt with *error when the path cannot be looked at. A fake that
+  // does not know answers nullopt.
+  virtual std::optional<FileStat> stat(const std::string& path, std::string* error) const {
+    if (error) *error = path + ": cannot be looked at";
+    return std::nullopt;
+  }
 };
+
+// A file a user named (doctor --replay, plan --snapshot, explain --file), read through the Fs seam:
+// only a regular file ("-" is not handled here), at most max_bytes (a bigger one is refused, not
+// cut). nullopt with *error a sentence naming the file: missing, a folder, a device or FIFO
+// (/dev/zero, /dev/stdin of a terminal), or too big.
+std::optional<std::string> read_user_file(const Fs& fs, const std::string& path, size_t max_bytes, std::string* error);
 
 class Env {
  public:
@@ -78,6 +99,10 @@ struct ProcOptions {
   std::vector<std::string> unset_env;
   std::string stdin_data;                      // written to the child's stdin, then closed
   std::string cwd;                             // the folder it runs in ("" = this process's)
+  // Drop empty and relative entries (the current folder, to the loader and to exec) from the
+  // child's LD_LIBRARY_PATH, PATH, PYTHONPATH and LD_PRELOAD (clean_search_path_list). Only a
+  // test that hands a child a hostile environment on purpose turns this off.
+  bool clean_search_paths = true;
   // Told each piece of the child's stderr as it arrives (progress from a long child), besides
   // collecting it in ProcResult::err. Pieces are not lines: the caller splits them.
   std::function<void(std::string_view)> on_stderr;
@@ -155,6 +180,13 @@ struct Os {
 // The real OS of this process.
 const Os& real_os();
 
+// Called first in main. Windows: the process's DLL search drops the current folder and PATH
+// (SetDefaultDllDirectories + SetDllDirectoryW(L"")), for our loads and for every LoadLibrary a
+// vendor DLL makes itself. POSIX: nothing to do at run time (the loader read LD_LIBRARY_PATH when
+// the process started; the executable's DT_RPATH lists the system folders ahead of it, see
+// src/CMakeLists.txt, and every child gets cleaned search paths).
+void harden_process();
+
 // Host facts that have no better seam (uname, sysinfo, GetVersionEx...).
 struct HostInfo {
   std::string kernel_name;     // "Linux", "Windows_NT"
@@ -170,9 +202,11 @@ HostInfo host_info();
 // the console's VT processing on). NO_COLOR set, or TERM=dumb, means no.
 bool stdout_wants_color();
 
-// A new empty folder under the system's temporary folder, only this user may enter
-// (gpuready-<tag>-XXXXXX); nullopt with *error set when it cannot be made.
-std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error);
+// A new empty folder, only this user may enter (gpuready-<tag>-XXXXXX: mkdtemp's mode 0700 on
+// POSIX; on Windows inside the user's own temporary folder), under `parent` when given, else the
+// system's temporary folder (TMPDIR / GetTempPath; a relative TMPDIR is ignored). nullopt with
+// *error set when it cannot be made or `parent` is not absolute.
+std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error, const std::string& parent = {});
 // Removes a folder and everything in it; false when something stayed.
 bool remove_tree(const std::string& path);
 
@@ -185,5 +219,23 @@ std::vector<std::string> split_path_list(const std::string& list);
 // come from another OS): "C:\\CUDA\\bin\\cudart64_110.dll" -> "cudart64_110.dll", "C:\\CUDA\\bin".
 std::string path_file_name(const std::string& path);  // the path itself when it has no separator
 std::string path_folder(const std::string& path);     // "" when it has no separator
+
+// Whether a path names one place whatever the current folder is: "/usr/lib" on POSIX;
+// "C:\\Windows" or "\\\\server\\share" on Windows. "", ".", "lib", "..\\x" and Windows' "C:x" and
+// "\\x" (relative to a drive or to the current drive) are not.
+bool is_absolute_path(std::string_view path);
+
+// A search-path list (PATH, LD_LIBRARY_PATH, PYTHONPATH, LD_PRELOAD) with every entry that names
+// the current folder removed: empty entries ("a::b", a leading or trailing separator), "." and
+// any relative folder. `separators` are the characters that split it (":" or ";"; LD_PRELOAD
+// also splits on spaces). The kept entries stay in order, joined by the first separator.
+struct CleanedPathList {
+  std::string value;                 // "" when nothing absolute was left
+  std::vector<std::string> dropped;  // as written: "" for an empty entry, ".", "lib" ...
+  size_t kept = 0;
+};
+CleanedPathList clean_search_path_list(std::string_view list, std::string_view separators);
+// The variables a child's loader, exec and Python search: cleaned in every child's environment.
+const std::vector<std::string>& search_path_variables();
 
 }  // namespace gpuready

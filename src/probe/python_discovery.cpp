@@ -99,7 +99,9 @@ struct Collector {
 
   // On Windows only a Windows path names a folder: under Wine (or MSYS2, Cygwin) the environment
   // also carries Unix paths (PYENV_ROOT=/root/.pyenv) that no Windows program can run from.
-  bool usable(const std::string& path) const { return !windows || is_windows_path(path); }
+  // An absolute path of this OS: a relative one ("", ".", "venv/bin") names the current folder,
+  // which gpuready never runs anything from.
+  bool usable(const std::string& path) const { return windows ? is_windows_path(path) : !path.empty() && path[0] == '/'; }
 
   void add(const std::string& path, const std::string& found_by, const std::string& problem = {}) {
     if (path.empty()) return;
@@ -167,7 +169,12 @@ struct Collector {
       dirs.resize(kMaxPathDirs);
     }
     std::set<std::string> seen;
+    size_t relative = 0;
     for (const auto& dir : dirs) {
+      if (!usable(dir)) {
+        ++relative;
+        continue;
+      }
       if (!seen.insert(dir).second) continue;
       // Windows' App Execution Aliases (…\Microsoft\WindowsApps\python.exe) open the Store
       // when no Store Python is installed; running one would not answer.
@@ -195,6 +202,9 @@ struct Collector {
         add(full, "PATH");
       }
     }
+    if (relative && notes)
+      notes->push_back("python: " + std::to_string(relative) +
+                       " relative PATH entr" + (relative == 1 ? "y" : "ies") + " not searched (they name the current folder)");
   }
 
   void scan_pyenv(bool saw_shim) {

@@ -23,7 +23,7 @@ bool ClockSampler::open(const Os& os, const std::vector<std::string>& candidates
                         std::string* why) {
   os_ = &os;
   std::string err;
-  lib_ = nvml::load(os.dl, candidates.empty() ? nvml::default_candidates(os.env) : candidates, &err);
+  lib_ = nvml::load(os, candidates.empty() ? nvml::default_candidates(os.env) : candidates, &err);
   if (!lib_) {
     *why = "NVML did not load (" + err + ")";
     return false;

@@ -185,7 +185,7 @@ class LinkSampler {
   // Opens NVML and finds the GPU at `bus_id`; false with *why when it cannot sample.
   bool open(const Os& os, const std::vector<std::string>& candidates, const std::string& bus_id, std::string* why) {
     std::string err;
-    lib_ = nvml::load(os.dl, candidates.empty() ? nvml::default_candidates(os.env) : candidates, &err);
+    lib_ = nvml::load(os, candidates.empty() ? nvml::default_candidates(os.env) : candidates, &err);
     if (!lib_) return fail(why, "NVML did not load (" + err + ")");
     const nvml::Api& n = lib_->api;
     if (!n.nvmlInit_v2 || !n.nvmlDeviceGetCount_v2 || !n.nvmlDeviceGetHandleByIndex_v2 ||
@@ -1148,7 +1148,7 @@ CopyReport measure_copies(const Os& os, const CopyOptions& o, const std::functio
   const std::string lib_label = candidates.empty() ? std::string("libcuda") : path_file_name(candidates.front());
   steps.begin("load " + lib_label);
   std::string load_error;
-  auto lib = cuda_driver::load(os.dl, candidates, &load_error);
+  auto lib = cuda_driver::load(os, candidates, &load_error);
   if (!lib) {
     steps.end(false, "library_not_found",
               "The CUDA driver library (" + lib_label +

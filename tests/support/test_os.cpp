@@ -52,6 +52,12 @@ std::optional<std::vector<DirEntry>> RootedFs::list_dir(const std::string& path,
 bool RootedFs::exists(const std::string& path) const { return host_fs().exists(real(path)); }
 bool RootedFs::is_dir(const std::string& path) const { return host_fs().is_dir(real(path)); }
 
+std::optional<FileStat> RootedFs::stat(const std::string& path, std::string* error) const {
+  auto st = host_fs().stat(real(path), error);
+  if (!st && error) *error = path + ": no such file";
+  return st;
+}
+
 std::optional<std::string> RootedFs::read_link(const std::string& path) const {
   return host_fs().read_link(real(path));
 }

@@ -28,6 +28,7 @@ class RootedFs final : public Fs {
   std::optional<std::string> read_link(const std::string& path) const override;
   // Resolves links inside the fixture and returns the path as the probe sees it (root stripped).
   std::optional<std::string> canonical(const std::string& path) const override;
+  std::optional<FileStat> stat(const std::string& path, std::string* error) const override;
   // Maps a probe-visible path (also a Windows one, "C:\\Program Files\\...") onto the real file.
   std::string real(const std::string& path) const;
 

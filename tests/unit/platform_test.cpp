@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "platform/os.h"
+#include "vendors/library_search.h"
 
 using namespace gpuready;
 namespace fs = std::filesystem;
@@ -135,14 +136,18 @@ TEST(Fs, UnreadableDirectoryIsAnError) {
 
 TEST(DynLib, MissingLibraryKeepsTheLoaderMessage) {
   std::string err;
-  auto h = os().dl.open("libgpuready-does-not-exist.so.1", &err);
+  auto h = os().dl.open("/nonexistent/libgpuready-does-not-exist.so.1", &err);
   EXPECT_FALSE(h);
   EXPECT_NE(err.find("libgpuready-does-not-exist.so.1"), std::string::npos) << err;
 }
 
 TEST(DynLib, LoadsAndFindsTheFileItMapped) {
   std::string err;
-  auto h = os().dl.open("libm.so.6", &err);
+  // A bare name is never handed to the loader (docs/security.md): resolve it first.
+  EXPECT_FALSE(os().dl.open("libm.so.6", &err));
+  const auto libm = vendors::resolve_library(os(), "libm.so.6", &err);
+  ASSERT_TRUE(libm) << err;
+  auto h = os().dl.open(libm->path, &err);
   ASSERT_TRUE(h) << err;
   void* cos_fn = os().dl.symbol(h, "cos");
   EXPECT_NE(cos_fn, nullptr);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "platform/win32/win32_os.h"
+#include "vendors/library_search.h"
 // After windows.h: CommandLineToArgvW.
 #include <shellapi.h>
 
@@ -367,6 +368,20 @@ void check_proc(const Proc& proc, const TempDir& t) {
   r = proc.run({"seams_smoke", "--child-exit", "5"}, eo);
   check(r.started && r.exit_code == 5, "Proc::run finds a bare name on PATH with PATHEXT", r.error);
 
+  // The current folder is never searched: not for a relative PATH entry, not for a relative path.
+  eo = o;
+  eo.cwd = dir_of(*self);
+  eo.set_env = {{"PATH", ".;bin;"}};
+  r = proc.run({"seams_smoke", "--child-exit", "5"}, eo);
+  check(!r.started, "Proc::run skips PATH's relative entries (the current folder)", r.error);
+  r = proc.run({".\\seams_smoke.exe", "--child-exit", "5"}, eo);
+  check(!r.started && r.error.find("absolute path only") != std::string::npos, "Proc::run refuses a relative program path",
+        r.error);
+  eo.cwd.clear();
+  eo.set_env = {{"PATH", ".;" + dir_of(*self) + ";;bin"}};
+  r = proc.run({*self, "--child-env", "PATH"}, eo);
+  check(r.ok() && r.out == dir_of(*self), "Proc::run gives the child PATH without its relative entries", r.out);
+
   r = proc.run({"gpuready-no-such-program"}, o);
   check(!r.started && starts_with(r.error, "gpuready-no-such-program: "), "Proc::run missing program: error text",
         r.error);
@@ -407,8 +422,15 @@ void check_proc(const Proc& proc, const TempDir& t) {
 
 void check_dynlib(const DynLib& dl, const TempDir& t) {
   std::string err;
+  // A bare name is refused: gpuready resolves it first (System32, PATH's absolute entries).
   auto h = dl.open("kernel32.dll", &err);
-  check(static_cast<bool>(h), "DynLib::open bare name", err);
+  check(!h && err.find("absolute path only") != std::string::npos, "DynLib::open refuses a bare name", err);
+  h = dl.open(".\\kernel32.dll", &err);
+  check(!h && err.find("absolute path only") != std::string::npos, "DynLib::open refuses a relative path", err);
+  const auto found = vendors::resolve_library(real_os(), "kernel32.dll", &err);
+  check(found && found->via == "System32", "resolve_library finds kernel32.dll in System32", found ? found->path : err);
+  h = found ? dl.open(found->path, &err) : DynLib::Handle{};
+  check(static_cast<bool>(h), "DynLib::open the resolved path", err);
   if (h) {
     void* sym = dl.symbol(h, "GetTickCount64");
     check(sym != nullptr, "DynLib::symbol");
@@ -419,14 +441,15 @@ void check_dynlib(const DynLib& dl, const TempDir& t) {
     check(q && p && *q == *p, "DynLib::path_of by symbol address", q.value_or("nullopt"));
     if (p) {
       auto h2 = dl.open(*p, &err);
-      check(static_cast<bool>(h2), "DynLib::open full path (LOAD_WITH_ALTERED_SEARCH_PATH)", err);
+      check(static_cast<bool>(h2), "DynLib::open full path (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)", err);
       dl.close(h2);
     }
     dl.close(h);
   }
   err.clear();
-  h = dl.open("gpuready-no-such.dll", &err);
-  check(!h && starts_with(err, "gpuready-no-such.dll: ") && err.find("(error 126)") != std::string::npos,
+  const std::string no_such = t.path + "\\gpuready-no-such.dll";
+  h = dl.open(no_such, &err);
+  check(!h && starts_with(err, no_such + ": ") && err.find("(error 126)") != std::string::npos,
         "DynLib::open missing: words and code", err);
   err.clear();
   h = dl.open(t.path + "\\hello.txt", &err);

@@ -1,13 +1,28 @@
-// POSIX implementation of DynLib: dlopen with RTLD_LOCAL so that a probed library
+// POSIX implementation of DynLib: dlopen of an absolute path only, with RTLD_LOCAL so that a probed library
 // never leaks its symbols into the next one; dlerror() text is kept for the report.
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/stat.h>
 
 #include "platform/posix/posix_os.h"
 
 namespace gpuready {
 
 DynLib::Handle PosixDynLib::open(const std::string& name_or_path, std::string* error) const {
+  // Only an absolute path: a bare name would be searched through LD_LIBRARY_PATH, whose empty or
+  // relative entries name the current folder (vendors::resolve_library finds the file first).
+  if (!is_absolute_path(name_or_path)) {
+    if (error) *error = name_or_path + ": not loaded: gpuready loads libraries by absolute path only";
+    return Handle{};
+  }
+  // A FIFO would block dlopen until someone writes to it; a folder or a device is no library.
+  struct stat st {};
+  if (::stat(name_or_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (error)
+      *error = name_or_path + (S_ISDIR(st.st_mode) ? ": is a folder, not a library"
+                                                   : ": not a regular file (a FIFO or device), not loaded");
+    return Handle{};
+  }
   ::dlerror();
   void* h = ::dlopen(name_or_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h && error) {

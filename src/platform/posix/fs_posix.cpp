@@ -143,4 +143,19 @@ std::optional<std::string> PosixFs::canonical(const std::string& path) const {
   return out;
 }
 
+std::optional<FileStat> PosixFs::stat(const std::string& path, std::string* error) const {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (error) *error = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  FileStat f;
+  f.type = S_ISREG(st.st_mode) ? FileStat::Type::regular : S_ISDIR(st.st_mode) ? FileStat::Type::directory
+                                                                               : FileStat::Type::other;
+  f.size = st.st_size > 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  f.mode = static_cast<std::uint32_t>(st.st_mode & 07777);
+  f.owner = static_cast<std::uint32_t>(st.st_uid);
+  return f;
+}
+
 }  // namespace gpuready

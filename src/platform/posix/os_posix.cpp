@@ -39,9 +39,14 @@ HostInfo host_info() {
   return h;
 }
 
-std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error) {
+std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error, const std::string& parent) {
+  if (!parent.empty() && !is_absolute_path(parent)) {
+    if (error) *error = parent + ": not an absolute path";
+    return std::nullopt;
+  }
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gpuready-" + tag + "-XXXXXX";
+  const std::string base = !parent.empty() ? parent : tmp && is_absolute_path(tmp) ? std::string(tmp) : "/tmp";
+  std::string pattern = base + "/gpuready-" + tag + "-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {  // mode 0700
     if (error) *error = "cannot make a folder like " + pattern + ": " + std::strerror(errno);
     return std::nullopt;
@@ -54,6 +59,8 @@ bool remove_tree(const std::string& path) {
   std::filesystem::remove_all(path, ec);
   return !ec;
 }
+
+void harden_process() {}
 
 bool stdout_wants_color() {
   if (std::getenv("NO_COLOR")) return false;

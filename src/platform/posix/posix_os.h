@@ -15,6 +15,7 @@ class PosixFs final : public Fs {
   bool is_dir(const std::string& path) const override;
   std::optional<std::string> read_link(const std::string& path) const override;
   std::optional<std::string> canonical(const std::string& path) const override;
+  std::optional<FileStat> stat(const std::string& path, std::string* error) const override;
 };
 
 class PosixEnv final : public Env {

@@ -3,13 +3,17 @@
 // driver stuck in the kernel never hangs gpuready.
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <optional>
 
 #include "platform/posix/posix_os.h"
 
@@ -24,18 +28,106 @@ long long now_ms() {
   return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+// The child's environment: this process's, with set_env and unset_env applied, and (unless a test
+// asks for the raw one) every search-path variable cleaned of entries that name the current folder.
 std::vector<std::string> child_environment(const ProcOptions& o) {
-  std::vector<std::string> env;
+  std::map<std::string, std::string> vars;
+  std::vector<std::string> order;
   for (char** e = environ; e && *e; ++e) {
-    std::string kv(*e);
-    const std::string key = kv.substr(0, kv.find('='));
-    bool drop = o.set_env.count(key) > 0;
-    for (const auto& u : o.unset_env) drop = drop || u == key;
-    if (!drop) env.push_back(std::move(kv));
+    const std::string kv(*e);
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    const std::string key = kv.substr(0, eq);
+    if (vars.emplace(key, kv.substr(eq + 1)).second) order.push_back(key);
   }
-  for (const auto& [k, v] : o.set_env) env.push_back(k + "=" + v);
+  for (const auto& u : o.unset_env) vars.erase(u);
+  for (const auto& [k, v] : o.set_env) {
+    if (!vars.count(k)) order.push_back(k);
+    vars[k] = v;
+  }
+  if (o.clean_search_paths)
+    for (const auto& name : search_path_variables()) {
+      auto it = vars.find(name);
+      if (it == vars.end()) continue;
+      CleanedPathList c = clean_search_path_list(it->second, name == "LD_PRELOAD" ? ": " : ":");
+      if (c.kept == 0) vars.erase(it);
+      else it->second = std::move(c.value);
+    }
+  std::vector<std::string> env;
+  for (const auto& k : order) {
+    auto it = vars.find(k);
+    if (it != vars.end()) env.push_back(k + "=" + it->second);
+  }
   return env;
 }
+
+// The file exec will run: argv[0] itself when it holds a '/' (it must then be absolute), else the
+// first executable regular file of that name in an absolute folder of the child's PATH. Relative
+// and empty PATH entries (the current folder) are never searched, whatever the environment says.
+std::optional<std::string> resolve_program(const std::string& argv0, const std::vector<std::string>& env,
+                                           std::string* why) {
+  if (argv0.find('/') != std::string::npos) {
+    if (!is_absolute_path(argv0)) {
+      *why = argv0 + ": not run: gpuready runs programs by absolute path only, never from the current folder";
+      return std::nullopt;
+    }
+    return argv0;
+  }
+  std::string path_value;
+  for (const auto& kv : env)
+    if (kv.rfind("PATH=", 0) == 0) path_value = kv.substr(5);
+  const CleanedPathList dirs = clean_search_path_list(path_value, ":");
+  size_t start = 0;
+  while (start <= dirs.value.size() && !dirs.value.empty()) {
+    const size_t end = dirs.value.find(':', start);
+    const std::string dir = dirs.value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string candidate = join_path(dir, argv0);
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  *why = argv0 + ": not found in the absolute folders of PATH" +
+         (dirs.dropped.empty() ? std::string() : " (its empty or relative entries are never searched)");
+  return std::nullopt;
+}
+
+// SIGPIPE for this thread only, while it writes a child's stdin: blocked, and a pending one that
+// our own write raised is taken back before the mask is restored. The process's disposition is
+// never touched (a library or the embedding program may rely on it).
+class ScopedSigpipeBlock {
+ public:
+  ScopedSigpipeBlock() {
+    sigset_t pipe_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    ::sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    active_ = ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old_) == 0;
+  }
+  ~ScopedSigpipeBlock() {
+    if (!active_) return;
+    if (!was_pending_) {
+      sigset_t pipe_set;
+      sigemptyset(&pipe_set);
+      sigaddset(&pipe_set, SIGPIPE);
+      const timespec zero{0, 0};
+      while (::sigtimedwait(&pipe_set, nullptr, &zero) == SIGPIPE) {
+      }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  ScopedSigpipeBlock(const ScopedSigpipeBlock&) = delete;
+  ScopedSigpipeBlock& operator=(const ScopedSigpipeBlock&) = delete;
+
+ private:
+  sigset_t old_{};
+  bool active_ = false;
+  bool was_pending_ = false;
+};
 
 }  // namespace
 
@@ -46,6 +138,12 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
     return r;
   }
   std::vector<std::string> env = child_environment(options);
+  std::string why;
+  const auto program = resolve_program(argv[0], env, &why);
+  if (!program) {
+    r.error = why;
+    return r;
+  }
   std::vector<char*> cargv, cenv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
@@ -76,7 +174,7 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
       (void)!::write(exec_pipe[1], &e, sizeof e);
       ::_exit(127);
     }
-    ::execvpe(cargv[0], cargv.data(), cenv.data());
+    ::execve(program->c_str(), cargv.data(), cenv.data());
     const int e = errno;
     (void)!::write(exec_pipe[1], &e, sizeof e);
     ::_exit(127);
@@ -108,7 +206,7 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
   size_t in_off = 0;
   int in_fd = in_pipe[1];
   ::fcntl(in_fd, F_SETFL, O_NONBLOCK);
-  ::signal(SIGPIPE, SIG_IGN);
+  const ScopedSigpipeBlock no_sigpipe;  // a child that exits without reading its stdin
   if (options.stdin_data.empty()) {
     ::close(in_fd);
     in_fd = -1;

@@ -1,4 +1,5 @@
-// Windows implementation of DynLib: LoadLibraryExW with the missing-DLL dialog suppressed
+// Windows implementation of DynLib: LoadLibraryExW of an absolute path with LOAD_LIBRARY_SEARCH_*
+// flags (never the current folder or PATH) and the missing-DLL dialog suppressed
 // (a probe must never stop on a modal box), GetProcAddress, GetModuleFileNameW; failures keep
 // the system's words and code (126 not found, 193 wrong architecture, 127 missing export).
 #include <cstdint>
@@ -6,34 +7,25 @@
 #include "platform/win32/win32_os.h"
 
 namespace gpuready {
-namespace {
-
-bool looks_like_path(const std::string& s) { return s.find_first_of("\\/:") != std::string::npos; }
-
-}  // namespace
 
 DynLib::Handle Win32DynLib::open(const std::string& name_or_path, std::string* error) const {
-  std::wstring target = win32::to_wide(name_or_path);
-  DWORD flags = 0;  // a bare name: the standard search order, as the application itself would see it
-  if (looks_like_path(name_or_path)) {
-    // LOAD_WITH_ALTERED_SEARCH_PATH makes the DLL's own folder the first place its
-    // dependencies are looked for (how cudnn64_9.dll finds its sibling DLLs), but is
-    // undefined for relative paths: make the path absolute first.
-    for (auto& c : target)
-      if (c == L'/') c = L'\\';
-    const DWORD need = ::GetFullPathNameW(target.c_str(), 0, nullptr, nullptr);
-    if (need > 0) {
-      std::wstring full(need, L'\0');
-      const DWORD got = ::GetFullPathNameW(target.c_str(), need, full.data(), nullptr);
-      if (got > 0 && got < need) target = full.substr(0, got);
-    }
-    flags = LOAD_WITH_ALTERED_SEARCH_PATH;
+  // Only an absolute path (vendors::resolve_library finds the file first): a bare name would go
+  // through the DLL search order, whose PATH part can name the current folder.
+  if (!is_absolute_path(name_or_path)) {
+    if (error) *error = name_or_path + ": not loaded: gpuready loads libraries by absolute path only";
+    return Handle{};
   }
+  std::wstring target = win32::to_wide(name_or_path);
+  for (auto& c : target)
+    if (c == L'/') c = L'\\';
+  // The DLL's dependencies are looked for in its own folder (how cudnn64_9.dll finds its sibling
+  // DLLs), then the application folder and System32; never the current folder or PATH.
+  const DWORD flags = LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS;
   // Per-thread error mode: no "nvml.dll was not found" box, without touching other threads.
   DWORD old_mode = 0;
   const bool mode_set = ::SetThreadErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX, &old_mode) != 0;
-  HMODULE m = target.empty() ? nullptr : ::LoadLibraryExW(target.c_str(), nullptr, flags);
-  const DWORD code = m ? ERROR_SUCCESS : (target.empty() ? ERROR_INVALID_NAME : ::GetLastError());
+  HMODULE m = ::LoadLibraryExW(target.c_str(), nullptr, flags);
+  const DWORD code = m ? ERROR_SUCCESS : ::GetLastError();
   if (mode_set) ::SetThreadErrorMode(old_mode, nullptr);
   if (!m && error) {
     // The words are localised only when no English pack exists; the code is what a rule can

@@ -315,4 +315,24 @@ std::optional<std::string> Win32Fs::canonical(const std::string& path) const {
   return std::nullopt;
 }
 
+std::optional<FileStat> Win32Fs::stat(const std::string& path, std::string* error) const {
+  OwnedHandle h(open_meta(win32::os_path(path), true));
+  if (!h.valid()) {
+    if (error) *error = win32::error_with(path, ::GetLastError());
+    return std::nullopt;
+  }
+  BY_HANDLE_FILE_INFORMATION info{};
+  if (!::GetFileInformationByHandle(h.h, &info)) {
+    // A device or pipe (\\.\pipe\x, CON) has no file information: it is not a file.
+    FileStat f;
+    f.type = FileStat::Type::other;
+    return f;
+  }
+  FileStat f;
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) f.type = FileStat::Type::directory;
+  else f.type = ::GetFileType(h.h) == FILE_TYPE_DISK ? FileStat::Type::regular : FileStat::Type::other;
+  f.size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
+  return f;  // no POSIX mode: Windows keeps who may write in an ACL
+}
+
 }  // namespace gpuready

@@ -198,6 +198,14 @@ HostInfo host_info() {
 #define ENABLE_VIRTUAL_TERMINAL_PROCESSING 0x0004
 #endif
 
+void harden_process() {
+  // The current folder leaves the search order of every later LoadLibrary (ours are absolute
+  // already; a vendor DLL's own loads are not), and only the application folder, System32 and
+  // folders added with AddDllDirectory are searched.
+  ::SetDllDirectoryW(L"");
+  ::SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+}
+
 bool stdout_wants_color() {
   if (std::getenv("NO_COLOR")) return false;
   HANDLE out = ::GetStdHandle(STD_OUTPUT_HANDLE);
@@ -206,12 +214,23 @@ bool stdout_wants_color() {
   return ::SetConsoleMode(out, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
-std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error) {
-  wchar_t base[MAX_PATH + 1];
-  const DWORD n = ::GetTempPathW(MAX_PATH + 1, base);
-  if (n == 0 || n > MAX_PATH) {
-    if (error) *error = win32::error_with("GetTempPathW", ::GetLastError());
+std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error, const std::string& parent) {
+  if (!parent.empty() && !is_absolute_path(parent)) {
+    if (error) *error = parent + ": not an absolute path";
     return std::nullopt;
+  }
+  std::wstring base;
+  if (!parent.empty()) {
+    base = win32::to_wide(parent);
+    if (base.back() != L'\\' && base.back() != L'/') base += L'\\';
+  } else {
+    wchar_t buf[MAX_PATH + 1];
+    const DWORD n = ::GetTempPathW(MAX_PATH + 1, buf);
+    if (n == 0 || n > MAX_PATH) {
+      if (error) *error = win32::error_with("GetTempPathW", ::GetLastError());
+      return std::nullopt;
+    }
+    base = buf;
   }
   // A name nobody else holds: the process id and a counter, retried while it exists.
   static std::atomic<unsigned> counter{0};

@@ -89,6 +89,22 @@ std::vector<std::wstring> child_environment(const ProcOptions& o) {
     ::FreeEnvironmentStringsW(block);
   }
   for (const auto& [k, v] : o.set_env) env.push_back(win32::to_wide(k) + L"=" + win32::to_wide(v));
+  if (o.clean_search_paths) {
+    // PATH and PYTHONPATH without the entries that name the current folder ("", ".", "bin").
+    for (auto it = env.begin(); it != env.end();) {
+      const std::wstring name = env_name(*it);
+      if (iequal(name, L"PATH") || iequal(name, L"PYTHONPATH")) {
+        const std::string value = win32::to_utf8(it->substr(std::min(it->size(), name.size() + 1)));
+        const CleanedPathList c = clean_search_path_list(value, ";");
+        if (c.kept == 0) {
+          it = env.erase(it);
+          continue;
+        }
+        *it = name + L"=" + win32::to_wide(c.value);
+      }
+      ++it;
+    }
+  }
   std::stable_sort(env.begin(), env.end(), [](const std::wstring& a, const std::wstring& b) {
     const std::wstring na = env_name(a), nb = env_name(b);
     return ::CompareStringOrdinal(na.c_str(), static_cast<int>(na.size()), nb.c_str(), static_cast<int>(nb.size()),
@@ -157,12 +173,14 @@ std::optional<std::wstring> resolve_program(const std::string& argv0, const std:
   std::vector<std::wstring> exts = split_list(child_variable(env, L"PATHEXT").value_or(L".COM;.EXE;.BAT;.CMD"));
   if (exts.empty()) exts = {L".COM", L".EXE", L".BAT", L".CMD"};
   if (argv0.find_first_of("\\/:") != std::string::npos) {
+    if (!is_absolute_path(argv0)) return std::nullopt;  // never relative to the current folder
     for (const auto& c : candidates(win32::os_path(argv0), exts))
       if (is_file(c)) return c;
     return std::nullopt;
   }
   const std::wstring name = win32::to_wide(argv0);
   for (const auto& dir : split_list(child_variable(env, L"PATH").value_or(L""))) {
+    if (!is_absolute_path(win32::to_utf8(dir))) continue;  // "", ".", "bin": the current folder
     const std::wstring base = dir.back() == L'\\' || dir.back() == L'/' ? dir + name : dir + L"\\" + name;
     for (const auto& c : candidates(base, exts)) {
       const std::wstring full = win32::os_path(win32::to_utf8(c));
@@ -280,7 +298,9 @@ ProcResult Win32Proc::run(const std::vector<std::string>& argv, const ProcOption
   const std::vector<std::wstring> env = child_environment(options);
   const auto program = resolve_program(argv[0], env);
   if (!program) {
-    r.error = win32::error_with(argv[0], ERROR_FILE_NOT_FOUND);
+    r.error = argv[0].find_first_of("\\/:") != std::string::npos && !is_absolute_path(argv[0])
+                  ? argv[0] + ": not run: gpuready runs programs by absolute path only, never from the current folder"
+                  : win32::error_with(argv[0], ERROR_FILE_NOT_FOUND);
     return r;
   }
   const bool batch = ends_with_ci(*program, L".bat") || ends_with_ci(*program, L".cmd");

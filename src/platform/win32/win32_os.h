@@ -28,6 +28,7 @@ class Win32Fs final : public Fs {
   bool is_dir(const std::string& path) const override;
   std::optional<std::string> read_link(const std::string& path) const override;
   std::optional<std::string> canonical(const std::string& path) const override;
+  std::optional<FileStat> stat(const std::string& path, std::string* error) const override;
 };
 
 // Variable names are case-insensitive on Windows: get("Path") finds PATH. all() keeps each

@@ -23,8 +23,9 @@ std::vector<std::string> default_candidates(const Env& env) {
   return c;
 }
 
-std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error) {
-  const auto opened = vendors::open_first(dl, candidates, error);
+std::optional<Library> load(const Os& os, const std::vector<std::string>& candidates, std::string* error) {
+  const DynLib& dl = os.dl;
+  const auto opened = vendors::open_first(os, candidates, error);
   if (!opened) return std::nullopt;
   const DynLib::Handle h = opened->handle;
   Library lib;

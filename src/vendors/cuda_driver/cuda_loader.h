@@ -37,7 +37,9 @@ inline constexpr int kRequestedCudaVersionV1 = 11030;  // the oldest driver with
 std::vector<std::string> default_candidates(const Env& env);
 
 // Tries each candidate; resolves every entry point. nullopt + *error (the loader's words) when none loads.
-std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error);
+// Each candidate is resolved to an absolute file first (vendors::resolve_library), never handed
+// to the loader as a bare name.
+std::optional<Library> load(const Os& os, const std::vector<std::string>& candidates, std::string* error);
 void unload(const DynLib& dl, Library& lib);
 
 // "CUDA_ERROR_NO_DEVICE": from the driver's cuGetErrorName when loaded, else this build's table.

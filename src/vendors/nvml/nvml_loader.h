@@ -31,7 +31,9 @@ std::vector<std::string> default_candidates(const Env& env);
 
 // Tries each candidate in turn. On failure returns nullopt and sets *error to each
 // candidate's loader message ("libnvidia-ml.so.1: cannot open shared object file: ...").
-std::optional<Library> load(const DynLib& dl, const std::vector<std::string>& candidates, std::string* error);
+// Each candidate is resolved to an absolute file first (vendors::resolve_library), never handed
+// to the loader as a bare name.
+std::optional<Library> load(const Os& os, const std::vector<std::string>& candidates, std::string* error);
 void unload(const DynLib& dl, Library& lib);
 
 // "NVML_ERROR_LIB_RM_VERSION_MISMATCH" for 18; "NVML_ERROR_<n>" for codes this build does not know.
