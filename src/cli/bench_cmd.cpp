@@ -19,6 +19,7 @@
 #endif
 
 #include "cli/commands.h"
+#include "platform/child.h"
 #include "probe/probe.h"
 #include "train/bench.h"
 #include "verify/gpu_checks.h"
@@ -106,45 +107,33 @@ train::TrainReply run_gpu_child(const Os& os, const BenchCmdOptions& o, const tr
   }
   std::vector<std::string> argv = {*self, "__bench-engine", "--request", nlohmann::json(q).dump()};
   for (auto& a : data_flags(o)) argv.push_back(std::move(a));
-  ProcOptions po;
-  po.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-  po.max_output = 16u << 20;
-  std::string pending;
-  po.on_stderr = [&](std::string_view piece) {
-    pending.append(piece);
-    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1)) {
-      const std::string line = pending.substr(0, nl);
-      if (line.rfind(kProgressPrefix, 0) != 0) continue;
-      int epoch = 0;
-      long long step = 0, steps = 0;
-      if (std::sscanf(line.c_str() + std::strlen(kProgressPrefix), "%d %lld %lld", &epoch, &step, &steps) == 3 &&
-          progress)
-        progress(epoch, step, steps);
-    }
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+  spec.max_output = 16u << 20;
+  spec.progress_prefix = kProgressPrefix;
+  spec.on_progress = [&](std::string_view rest) {
+    int epoch = 0;
+    long long step = 0, steps = 0;
+    const std::string line(rest);
+    if (std::sscanf(line.c_str(), "%d %lld %lld", &epoch, &step, &steps) == 3 && progress) progress(epoch, step, steps);
   };
-  const ProcResult r = os.proc.run(argv, po);
-  auto tail = [](const std::string& err) {
-    std::string lines;
-    for (std::size_t at = 0; at < err.size();) {
-      std::size_t nl = err.find('\n', at);
-      if (nl == std::string::npos) nl = err.size();
-      const std::string line = err.substr(at, nl - at);
-      if (!line.empty() && line.rfind(kProgressPrefix, 0) != 0) lines += (lines.empty() ? "" : "; ") + line;
-      at = nl + 1;
-    }
-    return lines.size() > 600 ? "..." + lines.substr(lines.size() - 600) : lines;
-  };
-  if (r.timed_out) {
+  const ChildRun run = run_child(os, spec);
+  const ProcResult& r = run.proc;
+  const std::string said = run.stderr_tail(600);
+  if (run.end == ChildRun::End::timed_out) {
     failed.error = fmt::format("the GPU engine did not finish in {:.0f} s and was stopped (--timeout){}", o.timeout_s,
-                               tail(r.err).empty() ? "" : ": " + tail(r.err));
+                               said.empty() ? "" : ": " + said);
+    return failed;
+  }
+  if (run.end == ChildRun::End::not_started) {
+    failed.error = "the GPU engine's process " + run.how;
     return failed;
   }
   try {
     return nlohmann::json::parse(r.out).get<train::TrainReply>();
   } catch (const std::exception&) {
-    failed.error = fmt::format("the GPU engine's process ({}) gave no result{}",
-                               r.error.empty() ? fmt::format("exit code {}", r.exit_code) : r.error,
-                               tail(r.err).empty() ? "" : ": " + tail(r.err));
+    failed.error = fmt::format("the GPU engine's process ({}) gave no result{}", run.how, said.empty() ? "" : ": " + said);
     return failed;
   }
 }

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "doctor/doctor.h"
+#include "platform/child.h"
 #include "probe/nvidia_driver.h"
 #include "report/verify_console.h"
 #include "verify/gpu_checks.h"
@@ -90,17 +91,6 @@ bool copy_key_of(const std::string& t, std::string* key) {
   return key->rfind("p2p_", 0) == 0;
 }
 
-// The driver step a child announced last before it stopped ("cuMemHostAlloc"), or "".
-std::string last_step(const std::string& err) {
-  std::string last;
-  const std::string prefix = kDriverStepPrefix;
-  for (size_t pos = err.find(prefix); pos != std::string::npos; pos = err.find(prefix, pos + 1)) {
-    const size_t end = err.find('\n', pos);
-    last = err.substr(pos + prefix.size(), end == std::string::npos ? std::string::npos : end - pos - prefix.size());
-  }
-  return last;
-}
-
 std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, const std::vector<std::string>& only,
                                       const Snapshot& snap) {
   const auto self = os.proc.self_path();
@@ -112,23 +102,21 @@ std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, c
   if (o.quick) argv.insert(argv.end(), {"--copies", "4"});
   for (const auto& k : only) argv.insert(argv.end(), {"--only", k});
   if (o.plant_corruption) argv.push_back("--plant-corruption");
-  ProcOptions po;
-  po.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-  po.max_output = 4u << 20;
-  const ProcResult r = os.proc.run(argv, po);
-  const std::string where = last_step(r.err);
-  if (!r.started) return {verify::skipped("copy", "could not start the copy child: " + r.error)};
-  if (r.timed_out)
-    return {verify::failed("copy", fmt::format("the copies did not finish in {:.0f} s{}", o.timeout_s,
-                                               where.empty() ? "" : " (in " + where + ")"))};
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+  spec.max_output = 4u << 20;
+  spec.step_prefix = kDriverStepPrefix;
+  const ChildRun run = run_child(os, spec);
+  if (run.end == ChildRun::End::not_started) return {verify::skipped("copy", "the copy child " + run.how)};
+  if (run.end == ChildRun::End::timed_out)
+    return {verify::failed("copy", fmt::format("the copies did not finish in {:.0f} s{}", o.timeout_s, run.where()))};
   verify::CopyReport report;
   try {
-    report = nlohmann::json::parse(r.out.substr(0, r.out.find('\n'))).get<verify::CopyReport>();
-  } catch (const std::exception& e) {
-    return {verify::failed(
-        "copy", fmt::format("the copy child ended without a report ({}{}){}",
-                            r.error.empty() ? "exit " + std::to_string(r.exit_code) : r.error,
-                            where.empty() ? "" : ", in " + where, r.err.empty() ? "" : ": " + r.err.substr(0, 300)))};
+    const std::string& out = run.proc.out;
+    report = nlohmann::json::parse(out.substr(0, out.find('\n'))).get<verify::CopyReport>();
+  } catch (const std::exception&) {
+    return {verify::failed("copy", "no report: " + run.summary("the copy child", 300))};
   }
   if (report.results.empty()) {
     // The driver could not be reached: every copy check is skipped with the step that failed.
@@ -184,29 +172,27 @@ std::vector<verify::Check> run_gpu(const Os& os, const VerifyCmdOptions& o, std:
       argv.insert(argv.end(), {"--bus-id", g.pci_bus_id.value()});
       break;
     }
-  ProcOptions po;
-  po.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-  po.max_output = 8u << 20;
-  const ProcResult r = os.proc.run(argv, po);
-  const std::string where = last_step(r.err);
-  if (!r.started) return skip_all("could not start the GPU child: " + r.error);
-  if (r.timed_out) {
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+  spec.max_output = 8u << 20;
+  spec.step_prefix = kDriverStepPrefix;
+  const ChildRun run = run_child(os, spec);
+  if (run.end == ChildRun::End::not_started) return skip_all("the GPU child " + run.how);
+  if (run.end == ChildRun::End::timed_out) {
     std::vector<verify::Check> out;
     for (const auto& k : want)
-      out.push_back(verify::failed(k, fmt::format("the GPU checks did not finish in {:.0f} s{}", o.timeout_s,
-                                                  where.empty() ? "" : " (in " + where + ")")));
+      out.push_back(
+          verify::failed(k, fmt::format("the GPU checks did not finish in {:.0f} s{}", o.timeout_s, run.where())));
     return out;
   }
   verify::GpuReply reply;
   try {
-    reply = nlohmann::json::parse(r.out.substr(0, r.out.find('\n'))).get<verify::GpuReply>();
+    const std::string& out = run.proc.out;
+    reply = nlohmann::json::parse(out.substr(0, out.find('\n'))).get<verify::GpuReply>();
   } catch (const std::exception&) {
     std::vector<verify::Check> out;
-    for (const auto& k : want)
-      out.push_back(verify::failed(
-          k, fmt::format("the GPU child ended without a report ({}{}){}",
-                         r.error.empty() ? "exit " + std::to_string(r.exit_code) : r.error,
-                         where.empty() ? "" : ", in " + where, r.err.empty() ? "" : ": " + r.err.substr(0, 300))));
+    for (const auto& k : want) out.push_back(verify::failed(k, "no report: " + run.summary("the GPU child", 300)));
     return out;
   }
   return verify::judge_gpu(reply, want, snap, knowledge::Compat::embedded());

@@ -18,6 +18,7 @@
 #include "parse/clean_text.h"
 #include "parse/cuda_headers.h"
 #include "parse/framework_answer.h"
+#include "platform/child.h"
 #include "probe/libraries_catalog.h"
 #include "probe/probe.h"
 #include "probe/python_internal.h"
@@ -26,33 +27,6 @@ namespace gpuready {
 namespace {
 
 constexpr size_t kMaxOutputKept = 32 * 1024;
-
-std::string signal_name(int sig) {
-  switch (sig) {
-    case 4:
-      return "SIGILL, an illegal instruction";
-    case 6:
-      return "SIGABRT, an abort";
-    case 7:
-      return "SIGBUS, a bus error";
-    case 8:
-      return "SIGFPE, an arithmetic error";
-    case 9:
-      return "SIGKILL, killed from outside (the out-of-memory killer?)";
-    case 11:
-      return "SIGSEGV, a segmentation fault";
-    default:
-      return "signal " + std::to_string(sig);
-  }
-}
-
-// How a child that gave no answer ended, in words.
-std::string how_it_ended(const ProcResult& r) {
-  if (r.signal != 0) return "the interpreter was killed by " + signal_name(r.signal);
-  const auto code = static_cast<unsigned>(r.exit_code);
-  if (code >= 0xC0000000u) return fmt::format("the interpreter crashed with exception 0x{:08X}", code);  // NTSTATUS
-  return "the interpreter exited with code " + std::to_string(r.exit_code) + " before it answered";
-}
 
 // The stage as a reader says it: "import" -> "importing it"; "gpu-op matmul" -> "running matmul on the GPU".
 std::string stage_words(const std::string& stage) {
@@ -65,15 +39,16 @@ std::string stage_words(const std::string& stage) {
   return stage;
 }
 
-void set_status(FrameworkCheck& c, const ProcResult& r, const std::optional<parse::FrameworkAnswer>& a,
+void set_status(FrameworkCheck& c, const ChildRun& run, const std::optional<parse::FrameworkAnswer>& a,
                 std::chrono::milliseconds timeout) {
+  const ProcResult& r = run.proc;
   const std::string announced = parse::last_check_stage(r.err);
-  if (!r.started) {
+  if (run.end == ChildRun::End::not_started) {
     c.status = "error";
-    c.error = "could not run " + c.python + ": " + (r.error.empty() ? "it did not start" : r.error);
+    c.error = "could not run " + c.python + ": " + (r.error.empty() ? run.how : r.error);
     return;
   }
-  if (r.timed_out) {
+  if (run.end == ChildRun::End::timed_out) {
     c.status = "timeout";
     c.stage = announced;
     c.error = fmt::format("did not finish within {}: stopped while {}", python::seconds_text(timeout),
@@ -83,7 +58,9 @@ void set_status(FrameworkCheck& c, const ProcResult& r, const std::optional<pars
   if (!a) {
     c.status = "crashed";
     c.stage = announced;
-    c.error = how_it_ended(r) + " while " + stage_words(announced);
+    c.error = "the interpreter " +
+              (run.end == ChildRun::End::exited ? std::string("exited without an answer") : run.how) + " while " +
+              stage_words(announced);
     return;
   }
   if (!a->error_stage.empty()) {
@@ -161,17 +138,11 @@ FrameworkCheck not_imported(const std::string& python, const std::string& framew
 FrameworkCheck check_framework(const Os& os, const std::string& python, const std::string& framework,
                                const std::string& package, std::chrono::milliseconds timeout) {
   FrameworkCheck c = not_imported(python, framework, package);
-  std::string err;
-  const auto dir = make_temp_dir("check", &err);
-  if (!dir) {
-    c.status = "error";
-    c.error = "no empty folder to run it in: " + err;
-    return c;
-  }
-  ProcOptions po;
+  ChildSpec po;
+  po.argv = {python, "-u", "-", framework};
   po.timeout = timeout;
   po.max_output = 4u << 20;
-  po.cwd = *dir;
+  po.private_dir = true;  // an empty folder of its own: nothing there to import by accident
   po.stdin_data = std::string(framework_check_script());
   // Only what makes the framework say why, and take less of a GPU others may be using.
   po.set_env = {{"PYTHONDONTWRITEBYTECODE", "1"},
@@ -180,13 +151,12 @@ FrameworkCheck check_framework(const Os& os, const std::string& python, const st
                 {"TF_FORCE_GPU_ALLOW_GROWTH", "true"},
                 {"XLA_PYTHON_CLIENT_PREALLOCATE", "false"}};
   po.unset_env = {"PYTHONINSPECT", "PYTHONSTARTUP"};
-  const auto t0 = std::chrono::steady_clock::now();
-  const ProcResult r = os.proc.run({python, "-u", "-", framework}, po);
-  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  remove_tree(*dir);
+  const ChildRun run = run_child(os, po);
+  const ProcResult& r = run.proc;
+  c.seconds = run.seconds;
 
   const auto answer = r.started ? parse::parse_framework_answer(r.out, c) : std::nullopt;
-  set_status(c, r, answer, timeout);
+  set_status(c, run, answer, timeout);
   c.output = parse::framework_output(r.out, r.err, kMaxOutputKept);
   for (auto& l : c.libraries) classify(l);
   return c;
@@ -218,10 +188,15 @@ void collect_frameworks(const Os& os, const std::vector<PythonEnv>& python, std:
       c.error = "not run: " + j.env->error;
       return c;
     }
-    slots.acquire();
-    FrameworkCheck c = check_framework(os, j.env->interpreter, j.framework, j.package, timeout);
-    slots.release();
-    return c;
+    // One slot for the length of the check, given back however it ends (an exception included).
+    struct Slot {
+      explicit Slot(std::counting_semaphore<64>& s) : sem(s) { sem.acquire(); }
+      ~Slot() { sem.release(); }
+      Slot(const Slot&) = delete;
+      Slot& operator=(const Slot&) = delete;
+      std::counting_semaphore<64>& sem;
+    } slot(slots);
+    return check_framework(os, j.env->interpreter, j.framework, j.package, timeout);
   };
   std::vector<std::future<FrameworkCheck>> results;
   for (const auto& j : jobs) {

@@ -13,8 +13,10 @@
 #include "core/step_log.h"
 #include "core/version.h"
 #include "parse/clean_text.h"
+#include "parse/decompress.h"
 #include "parse/driver_version.h"
 #include "parse/modules_dep.h"
+#include "platform/child.h"
 #include "probe/nvidia_driver.h"
 #include "probe/windows_registry.h"
 #include "vendors/cuda_driver/cuda_loader.h"
@@ -153,8 +155,17 @@ void read_kernel_module_files(const Fs& fs, NvidiaDriverFacts& out) {
       }
       out.kernel_module_file = SFact(file);
       if (!d.nvidia->compression.empty()) {
+        // The signature is appended before compression (DKMS and the kernel's own modules_install):
+        // it is at the end of the decompressed bytes. The packed file is read whole (capped).
+        const std::string& c = d.nvidia->compression;
+        std::string err;
+        const auto packed = parse::can_decompress(c) ? fs.read_file(file, 512u << 20, &err) : std::nullopt;
+        const auto tail = packed ? parse::decompressed_tail(*packed, c, parse::kModuleSignatureMarker.size(), 2048u << 20, &err)
+                                 : std::nullopt;
+        if (!parse::can_decompress(c)) err = "this build cannot decompress ." + c;
         out.kernel_module_signed =
-            Fact<bool>::unknown("compressed module (." + d.nvidia->compression + "): signature not checked");
+            tail ? Fact<bool>(parse::module_signature_appended(*tail))
+                 : Fact<bool>::unknown("compressed module (." + c + "), signature not checked: " + err);
       } else {
         const size_t n = parse::kModuleSignatureMarker.size();
         std::string err;
@@ -528,7 +539,7 @@ NvmlOutcome probe_nvml(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts
 
   steps.begin("load " + lib_label);
   std::string load_error;
-  auto lib = nvml::load(os.dl, candidates, &load_error);
+  auto lib = nvml::load(os, candidates, &load_error);
   if (!lib) {
     steps.end(false, "library_not_found",
               "The NVIDIA management library (" + lib_label +
@@ -727,7 +738,7 @@ void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, 
 
   steps.begin("load " + lib_label);
   std::string load_error;
-  auto lib = cuda_driver::load(os.dl, candidates, &load_error);
+  auto lib = cuda_driver::load(os, candidates, &load_error);
   if (!lib) {
     steps.end(false, "library_not_found",
               "The CUDA driver library (" + lib_label +
@@ -961,39 +972,10 @@ void note_visible_devices(NvidiaDriverFacts& out, const NvmlOutcome& nv, StepLog
 
 // ---------------------------------------------------------------- the isolated child
 
-const char* signal_name(int sig) {
-  switch (sig) {
-    case 4: return "SIGILL";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    case 15: return "SIGTERM";
-    default: return "a signal";
-  }
-}
-
 std::string tail(const std::string& s, size_t n) {
   std::string t = s.size() > n ? "..." + s.substr(s.size() - n) : s;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
   return t;
-}
-
-// The last step the child announced on stderr, and stderr without those lines.
-std::string last_announced_step(const std::string& err, std::string* rest) {
-  std::string last;
-  const std::string prefix = kDriverStepPrefix;
-  size_t pos = 0;
-  while (pos < err.size()) {
-    size_t end = err.find('\n', pos);
-    if (end == std::string::npos) end = err.size();
-    const std::string line = err.substr(pos, end - pos);
-    if (line.rfind(prefix, 0) == 0) last = line.substr(prefix.size());
-    else if (rest) *rest += line + "\n";
-    pos = end + 1;
-  }
-  return last;
 }
 
 void mark_unknown(NvidiaDriverFacts& out, const std::string& why) {
@@ -1009,23 +991,23 @@ void collect_via_child(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts
   if (opts.cuda_init == CudaInitPolicy::never) argv.push_back("--no-cuda");
   for (const auto& c : opts.nvml_candidates) argv.insert(argv.end(), {"--nvml", c});
   for (const auto& c : opts.cuda_candidates) argv.insert(argv.end(), {"--libcuda", c});
-  ProcOptions po;
-  po.timeout = opts.child_timeout;
-  po.max_output = 4u << 20;
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.timeout = opts.child_timeout;
+  spec.max_output = 4u << 20;
+  spec.step_prefix = kDriverStepPrefix;
   // The child reads the variable itself; hand it the value this probe sees.
-  if (auto v = os.env.get("CUDA_VISIBLE_DEVICES")) po.set_env["CUDA_VISIBLE_DEVICES"] = *v;
-  else po.unset_env.push_back("CUDA_VISIBLE_DEVICES");
+  if (auto v = os.env.get("CUDA_VISIBLE_DEVICES")) spec.set_env["CUDA_VISIBLE_DEVICES"] = *v;
+  else spec.unset_env.push_back("CUDA_VISIBLE_DEVICES");
 
-  const auto t0 = Clock::now();
-  const ProcResult r = os.proc.run(argv, po);
+  const ChildRun run = run_child(os, spec);
+  const ProcResult& r = run.proc;
   DriverStep step;
   step.name = "isolated driver probe (" + path_file_name(argv.front()) + (argv.size() > 1 ? " " + argv[1] : "") + ")";
-  step.ms = ms_since(t0);
+  step.ms = run.seconds * 1000.0;
 
-  std::string stderr_rest;
-  const std::string last = last_announced_step(r.err, &stderr_rest);
-  const std::string where = last.empty() ? std::string() : " (it was in " + last + ")";
-  const std::string err_tail = tail(stderr_rest, 400);
+  const std::string where = run.where();
+  const std::string err_tail = run.stderr_tail(400);
   auto fail = [&](std::string code, std::string msg) {
     step.ok = false;
     step.code = std::move(code);
@@ -1034,7 +1016,7 @@ void collect_via_child(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts
     out.steps.insert(out.steps.begin(), step);
   };
 
-  if (!r.started) {
+  if (run.end == ChildRun::End::not_started) {
     // Could not even start ourselves again: talking to the driver here is better than knowing nothing.
     step.ok = false;
     step.code = "not_started";
@@ -1043,16 +1025,15 @@ void collect_via_child(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts
     out.steps.insert(out.steps.begin(), step);
     return;
   }
-  if (r.timed_out) {
+  if (run.end == ChildRun::End::timed_out) {
     return fail("timeout", fmt::format("the driver did not answer within {:g} s: a hung driver or GPU; check dmesg for "
                                        "Xid errors{}",
                                        static_cast<double>(opts.child_timeout.count()) / 1000.0, where));
   }
-  if (r.signal != 0) {
-    return fail("crashed", fmt::format("the driver probe crashed with {} ({}){}: the NVIDIA user-space library crashed "
+  if (run.end == ChildRun::End::crashed) {
+    return fail("crashed", fmt::format("the driver probe {}{}: the NVIDIA user-space library crashed "
                                        "on first contact (a broken or mismatched driver install?){}",
-                                       signal_name(r.signal), r.signal, where,
-                                       err_tail.empty() ? std::string() : "; stderr: " + err_tail));
+                                       run.how, where, err_tail.empty() ? std::string() : "; stderr: " + err_tail));
   }
   NvidiaDriverFacts child;
   bool parsed = false;

@@ -136,30 +136,6 @@ int gpu_sm(const NvidiaGpu& g) {
   return 0;
 }
 
-// A fresh folder (owner-only) under `parent` or the OS's temp folder; nullopt with *error.
-std::optional<stdfs::path> make_temp_folder(const std::string& parent, std::string* error) {
-  std::error_code ec;
-  const stdfs::path base = parent.empty() ? stdfs::temp_directory_path(ec) : stdfs::path(parent);
-  if (ec) {
-    *error = "no temporary folder: " + ec.message();
-    return std::nullopt;
-  }
-  std::random_device rd;
-  for (int i = 0; i < 16; ++i) {
-    const stdfs::path p = base / fmt::format("gpuready-nvcc-{:08x}{:08x}", rd(), rd());
-    if (stdfs::create_directory(p, ec)) {
-      stdfs::permissions(p, stdfs::perms::owner_all, ec);
-      return p;
-    }
-    if (ec) {
-      *error = "cannot create a folder in " + base.string() + ": " + ec.message();
-      return std::nullopt;
-    }
-  }
-  *error = "cannot create a fresh folder in " + base.string();
-  return std::nullopt;
-}
-
 // Why nvcc failed, in words, before its own lines.
 std::string compile_failure_words(const std::string& out, const Toolkit& tk, int sm) {
   const std::string version = tk.version.has() ? tk.version.value() : "";
@@ -244,8 +220,11 @@ std::vector<Check> nvcc_checks(const Os& os, const Snapshot& s, const NvccOption
   const int sm = gpu ? gpu_sm(*gpu) : 0;
 
   std::string error;
-  const auto dir = make_temp_folder(o.temp_parent, &error);
-  if (!dir) return skip_all(error);
+  // Owner-only from its creation (mkdtemp's 0700), never made first and restricted after: the
+  // program compiled into it is then run, and nobody else may swap it in between.
+  const auto made = make_temp_dir("nvcc", &error, o.temp_parent);
+  if (!made) return skip_all("no private folder to compile in: " + error);
+  const auto dir = std::optional<stdfs::path>(stdfs::path(*made));
   struct Cleanup {
     stdfs::path p;
     ~Cleanup() {
