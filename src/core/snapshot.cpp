@@ -32,6 +32,8 @@ void to_json(nlohmann::json& j, const Snapshot& s) {
                      {"notes", s.notes}};
   if (!s.frameworks.empty()) j["frameworks"] = s.frameworks;        // only deep probes and verify's snapshots
   if (!s.measurements.empty()) j["measurements"] = s.measurements;  // only verify's snapshots have them
+  // Snapshots from before the security collector (and of machines it found nothing on) stay as they were.
+  if (nlohmann::json sec = s.security; sec != nlohmann::json(SecurityFacts{})) j["security"] = std::move(sec);
 }
 
 void from_json(const nlohmann::json& j, Snapshot& s) {
@@ -58,6 +60,7 @@ void from_json(const nlohmann::json& j, Snapshot& s) {
   s.timings = j.value("timings", d.timings);
   s.notes = j.value("notes", d.notes);
   s.measurements = j.value("measurements", d.measurements);
+  s.security = j.value("security", d.security);
 }
 
 nlohmann::json snapshot_to_json(const Snapshot& s) { return s; }

@@ -268,6 +268,27 @@ struct Measurement {
       clock_events;  // clocks-event reasons that held the GPU back meanwhile ("hw_thermal_slowdown")
 };
 
+// 8. Search paths and files that decide what every program started here loads and runs.
+struct UnsafeSearchEntry {
+  std::string variable;  // "LD_LIBRARY_PATH" | "PATH" | "PYTHONPATH" | "LD_PRELOAD"
+  int index = 0;         // 0-based position in the list
+  std::string entry;     // as written: "" for an empty entry, ".", "lib", or a folder
+  std::string problem;   // "empty" | "relative" | "world-writable"
+};
+
+struct WritableFile {
+  std::string path;      // the library (or search-path folder)
+  std::string reason;    // "the file is world-writable (mode 0777)" | "its folder /opt/x is world-writable (mode 0777)"
+};
+
+struct SecurityFacts {
+  std::map<std::string, std::string> search_paths;  // LD_LIBRARY_PATH, PATH, PYTHONPATH, LD_PRELOAD as set (absent: not set)
+  std::vector<UnsafeSearchEntry> unsafe_entries;
+  std::vector<WritableFile> writable;              // GPU libraries and search-path folders others can write
+  Fact<std::string> container_toolkit_version;     // NVIDIA Container Toolkit: "1.17.4"; unknown: not installed / not seen
+  std::string container_toolkit_source;            // "dpkg: nvidia-container-toolkit", "rpm database", "nvidia-ctk --version"
+};
+
 struct ProbeTiming {
   std::string collector;
   double ms = 0;
@@ -286,6 +307,7 @@ struct Snapshot {
   LibraryFacts libraries;
   std::vector<PythonEnv> python;
   std::vector<FrameworkCheck> frameworks;  // from --deep / verify (absent from a plain probe)
+  SecurityFacts security;
   std::vector<ProbeTiming> timings;
   std::vector<std::string> notes;             // collector-level problems worth showing (bad input, skipped paths)
   std::vector<Measurement> measurements;      // from `gpuready verify` (absent from a plain probe)
@@ -327,6 +349,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryFacts, copies, resolution
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonPackage, name, version, location, details)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonEnv, interpreter, found_by, version, prefix, site_packages,
                                                 packages, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UnsafeSearchEntry, variable, index, entry, problem)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WritableFile, path, reason)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SecurityFacts, search_paths, unsafe_entries, writable,
+                                                container_toolkit_version, container_toolkit_source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LoadedLibrary, path, library, version, version_source)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FrameworkDevice, index, name, compute_capability, memory_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FrameworkOp, name, max_error, gpu_ms, error)

@@ -148,6 +148,8 @@ std::string target_os(const Snapshot& s) {
 
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> rules = {
+      {"driver.hung", Severity::error, "the driver did not answer NVML or cuInit in time (a hung driver or GPU)",
+       rule_driver_hung},
       {"gpu.none", Severity::error, "no NVIDIA GPU on the PCI bus and none known to the driver", rule_no_nvidia_gpu},
       {"wsl.wsl1", Severity::error, "WSL1, which has no GPU access", rule_wsl1},
       {"driver.nouveau", Severity::error, "the open-source nouveau driver holds the GPU", rule_nouveau},
@@ -269,6 +271,14 @@ const std::vector<Rule>& all_rules() {
        "gpuready verify: the GPU ran at its power limit during a check (normal at full load; a lowered limit costs "
        "speed)",
        rule_measured_power_capped},
+      {"security.search-path-cwd", Severity::warn,
+       "an empty, \".\" or relative entry in LD_LIBRARY_PATH, PATH, PYTHONPATH or LD_PRELOAD (the current folder)",
+       rule_search_path_cwd},
+      {"security.writable-library", Severity::warn,
+       "a GPU library, its folder, or a search-path folder that any user may write", rule_writable_library},
+      {"security.container-toolkit", Severity::warn,
+       "the NVIDIA Container Toolkit is older than 1.17.8 (CVE-2025-23266: container escape to root)",
+       rule_container_toolkit_cve},
   };
   return rules;
 }

@@ -51,6 +51,11 @@ std::vector<std::string> reinstall_lines(const Context& c, const std::string& fr
 // Lines for one OS: Windows gets `windows`, everything else `posix`.
 std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows);
 
+// search paths, writable libraries, the container toolkit, a hung driver (rules_security.cpp)
+std::vector<Finding> rule_driver_hung(const Context&);
+std::vector<Finding> rule_search_path_cwd(const Context&);
+std::vector<Finding> rule_writable_library(const Context&);
+std::vector<Finding> rule_container_toolkit_cve(const Context&);
 // driver and GPU (rules_driver.cpp)
 std::vector<Finding> rule_no_nvidia_gpu(const Context&);
 std::vector<Finding> rule_driver_not_installed(const Context&);

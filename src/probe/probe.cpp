@@ -63,6 +63,7 @@ Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
   const double t_pip_toolkits = timed([&] { collect_pip_toolkits(os, s.python, s.toolkits); });
   const double t_libraries = timed([&] { collect_libraries(os, s.toolkits, s.python, s.libraries); });
   nvidia.get();
+  const double t_security = timed([&] { collect_security(os, s, s.security); });
   if (frameworks.valid()) {
     frameworks.get();
     fill_loaded_versions(os, s.libraries, s.frameworks);
@@ -70,7 +71,7 @@ Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
 
   s.timings = {{"os", t_os},         {"cpu", t_cpu},       {"pci", t_pci},
                {"nvidia", t_nvidia}, {"toolkits", t_toolkits + t_pip_toolkits}, {"python", t_python},
-               {"libraries", t_libraries}};
+               {"libraries", t_libraries}, {"security", t_security}};
   if (opts.deep) s.timings.push_back({"frameworks", t_frameworks});
   return s;
 }

@@ -53,6 +53,9 @@ void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEn
 // Libraries need the toolkits (their lib folders) and the Python envs (pip wheels).
 void collect_libraries(const Os& os, const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python,
                        LibraryFacts& out);                                    // libraries.cpp
+// Search paths, writable GPU libraries, the container toolkit; needs the libraries and the driver
+// facts (the files to look at).
+void collect_security(const Os& os, const Snapshot& s, SecurityFacts& out);   // security.cpp
 
 // The deep checks (framework_checks.cpp): each framework of each environment imported and exercised
 // by the embedded script probe/checks/framework_check.py in its own child, all at once (at most

@@ -564,6 +564,44 @@ const std::vector<Case>& cases() {
          s.measurements = {measured("gemm.tf32", "pass", 410, 0.83)};
          s.measurements[0].clock_events = {"sw_power_cap"};  // the power cap alone is not a slowdown
        }},
+      {"driver.hung",
+       [](Snapshot& s) {
+         s.nvidia.steps.insert(s.nvidia.steps.begin(),
+                               DriverStep{"isolated driver probe (gpuready __probe-driver)", false, "timeout",
+                                          "the driver did not answer within 10 s: a hung driver or GPU; check dmesg for "
+                                          "Xid errors (it was in nvmlInit_v2)",
+                                          10000});
+       },
+       [](Snapshot& s) {  // a crash is not a hang
+         s.nvidia.steps.insert(s.nvidia.steps.begin(),
+                               DriverStep{"isolated driver probe (gpuready __probe-driver)", false, "crashed",
+                                          "the driver probe was killed by SIGSEGV", 10});
+       }},
+      {"security.search-path-cwd",
+       [](Snapshot& s) {
+         s.security.search_paths["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64:";
+         s.security.unsafe_entries = {{"LD_LIBRARY_PATH", 1, "", "empty"}};
+       },
+       [](Snapshot& s) {  // the same variable written without the empty entry
+         s.security.search_paths["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64";
+       }},
+      {"security.writable-library",
+       [](Snapshot& s) {
+         s.security.writable = {{"/usr/local/cuda-13.0/lib64/libcudart.so.13",
+                                 "its folder /usr/local/cuda-13.0/lib64 is world-writable (mode 0777)"}};
+       },
+       [](Snapshot& s) {  // a relative entry is the other rule's, not this one's
+         s.security.unsafe_entries = {{"PATH", 0, ".", "relative"}};
+       }},
+      {"security.container-toolkit",
+       [](Snapshot& s) {
+         s.security.container_toolkit_version = std::string("1.17.7");
+         s.security.container_toolkit_source = "dpkg: nvidia-container-toolkit 1.17.7-1";
+       },
+       [](Snapshot& s) {
+         s.security.container_toolkit_version = std::string("1.17.8");
+         s.security.container_toolkit_source = "dpkg: nvidia-container-toolkit 1.17.8-1";
+       }},
       {"measured.power-capped",
        [](Snapshot& s) {
          s.measurements = {measured("gemm.bf16", "pass", 783, 0.79)};
@@ -734,6 +772,32 @@ TEST(Doctor, ADeepFailureBlocksOnlyThatFrameworkInThatEnvironmentAndExplainsItsW
   EXPECT_NE(evidence.find("known failure torch.no-kernel-image"), std::string::npos) << evidence;
   EXPECT_NE(evidence.find("GPU 0: NVIDIA H200 (compute capability 9.0)"), std::string::npos) << evidence;
   EXPECT_NE(evidence.find("sm_90"), std::string::npos) << evidence;
+}
+
+TEST(Doctor, AHungDriverIsTheTopFindingEvenWithOthers) {
+  Snapshot s = h200();
+  s.security.search_paths["PATH"] = ".:/usr/bin";
+  s.security.unsafe_entries = {{"PATH", 0, ".", "relative"}};
+  s.pci_gpus[0].kernel_driver = std::string("nouveau");
+  s.nvidia.steps.insert(s.nvidia.steps.begin(), DriverStep{"isolated driver probe (gpuready __probe-driver)", false,
+                                                           "timeout", "the driver did not answer within 10 s", 10000});
+  const Report r = run(s);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].code, "driver.hung") << codes(r);
+  EXPECT_EQ(with_code(r, "security.search-path-cwd").size(), 1u) << codes(r);
+}
+
+TEST(Doctor, ASearchPathFindingGivesTheLineToFixIt) {
+  Snapshot s = h200();
+  s.security.search_paths["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64::.";
+  s.security.unsafe_entries = {{"LD_LIBRARY_PATH", 1, "", "empty"}, {"LD_LIBRARY_PATH", 2, ".", "relative"}};
+  const Report r = run(s);
+  const auto f = with_code(r, "security.search-path-cwd");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0]->title.find("libcuda.so.1"), std::string::npos) << f[0]->title;
+  ASSERT_FALSE(f[0]->fix.empty());
+  EXPECT_EQ(f[0]->fix[0], "export LD_LIBRARY_PATH=/usr/local/cuda/lib64");
+  EXPECT_NE(f[0]->fix[1].find("${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"), std::string::npos) << f[0]->fix[1];
 }
 
 TEST(Doctor, TheHealthyH200MachineHasNoFindingsAndIsReady) {
