@@ -2,8 +2,9 @@
 # One entry point for the README's Quick start and for CI.
 #   scripts/quickstart.sh          install what is missing, build, run `gpuready` on this machine
 #   scripts/quickstart.sh test     install what is missing, build, run the whole test suite
-#                                  (unit + CI checks, then each parser fuzzer briefly, then the
-#                                  Windows build and its tests under Wine)
+#                                  (unit + CI checks; the unit tests again under ASan + UBSan,
+#                                  from the clang build that also makes the parser fuzzers, each
+#                                  run briefly; then the Windows build and its tests under Wine)
 # Works on a fresh Debian 12 with nothing but git; re-running it is cheap (apt and ninja skip
 # what is already done). Needs root or sudo only when packages are missing.
 set -euo pipefail
@@ -17,7 +18,7 @@ cd "$here"
 # the OpenCL headers its package config asks for: the CPU training engine of `gpuready bench`),
 # and clang with its runtimes for the fuzz targets (test mode only).
 # GoogleTest is installed in both modes: the default preset configures the tests too.
-packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libdnnl-dev ocl-icd-opencl-dev libgtest-dev libgmock-dev)
+packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libdnnl-dev ocl-icd-opencl-dev libgtest-dev libgmock-dev libzstd-dev liblzma-dev zlib1g-dev)
 if [[ $mode == test ]]; then
   # The fuzzers (clang), the framework-check tests (python3), and the Windows build checked from
   # Linux: MinGW-w64 builds gpuready.exe and the tests, Wine runs them (scripts/windows-check.sh).
@@ -47,6 +48,10 @@ case $mode in
   test)
     cmake --build --preset default
     ctest --preset default "$@"
+    # One clang build with ASan + UBSan serves the unit suite under the sanitizers and the fuzzers.
+    cmake --preset debug >/dev/null
+    cmake --build --preset debug
+    ctest --preset debug
     scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-10}"
     scripts/windows-check.sh
     ;;
