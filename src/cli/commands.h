@@ -16,6 +16,10 @@ namespace gpuready::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblems = 1;
 inline constexpr int kExitUsage = 2;
+// The most a file the user names is read: a snapshot (doctor --replay, plan --snapshot) and an
+// error text or log (explain --file, explain's stdin). A bigger one is refused with words.
+inline constexpr size_t kMaxSnapshotBytes = 64u << 20;
+inline constexpr size_t kMaxExplainBytes = 64u << 20;
 
 // Probe options for a subcommand: the driver probe in an isolated child (`gpuready
 // __probe-driver`) and this timeout for every child process (common.cpp).

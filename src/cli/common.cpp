@@ -30,15 +30,16 @@ void set_deep_options(ProbeOptions& opts, bool deep, double framework_timeout_s)
 }
 
 std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string* error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = "cannot read " + path;
+  // A snapshot is a few hundred KiB; 64 MiB leaves room for a verify of a big node, and refuses
+  // /dev/zero or a FIFO with words instead of taking memory without end.
+  std::string why;
+  const auto text = read_user_file(real_os().fs, path, kMaxSnapshotBytes, &why);
+  if (!text) {
+    *error = "cannot read " + why;
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << f.rdbuf();
   try {
-    return snapshot_from_json(nlohmann::json::parse(ss.str()));
+    return snapshot_from_json(nlohmann::json::parse(*text));
   } catch (const std::exception& e) {
     *error = path + " is not a gpuready snapshot: " + e.what();
     return std::nullopt;

@@ -45,19 +45,27 @@ std::string render(const std::vector<doctor::ExplainMatch>& matches) {
 int run_explain_cmd(const ExplainCmdOptions& o) {
   std::string text;
   if (!o.file.empty()) {
-    std::ifstream f(o.file, std::ios::binary);
-    if (!f) {
-      std::fprintf(stderr, "gpuready explain: cannot read %s\n", o.file.c_str());
+    std::string why;
+    auto data = read_user_file(real_os().fs, o.file, kMaxExplainBytes, &why);
+    if (!data) {
+      std::fprintf(stderr, "gpuready explain: cannot read %s\n", why.c_str());
       return kExitUsage;
     }
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
+    text = std::move(*data);
   } else if (!o.text.empty()) {
     for (const auto& t : o.text) text += t + "\n";
   } else {
     if (stdout_wants_color()) std::fputs("Paste the error, then Ctrl-D (Ctrl-Z Enter on Windows):\n", stderr);
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    // At most kMaxExplainBytes: `gpuready explain < /dev/zero` stops with words, not out of memory.
+    char buf[65536];
+    while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+      text.append(buf, static_cast<size_t>(std::cin.gcount()));
+      if (text.size() > kMaxExplainBytes) {
+        std::fprintf(stderr, "gpuready explain: the input is longer than %zu bytes; pass the part with the error\n",
+                     kMaxExplainBytes);
+        return kExitUsage;
+      }
+    }
   }
   std::optional<Snapshot> snap;
   if (!o.no_probe) {
