@@ -164,6 +164,7 @@ CUresult GPUREADY_CUDAAPI cuInit(unsigned int Flags) {
   State& s = state();
   fake::json cfg = fake::load_config();
   fake::sleep_ms(fake::get_int(cfg, "cu_init_hang_ms", 0));
+  if (fake::get_bool(cfg, "cu_init_crash", false)) fake::crash_now();
   std::lock_guard<std::mutex> lock(s.mu);
   s.cfg = std::move(cfg);
   s.initialised = false;

@@ -80,6 +80,12 @@ nvmlReturn_t number(nvmlDevice_t dev, const char* key, T* out) {
 
 nvmlReturn_t text(nvmlDevice_t dev, const char* key, char* buf, unsigned length) {
   if (!state().initialised) return NVML_ERROR_UNINITIALIZED;
+  // Fault injection: a per-GPU query that never returns, and strings that fill the buffer with no NUL.
+  fake::sleep_ms(fake::get_int(state().cfg, "hang_in_device_query_ms", 0));
+  if (buf && length > 0 && fake::get_bool(state().cfg, "unterminated_strings", false)) {
+    std::memset(buf, 'X', length);
+    return NVML_SUCCESS;
+  }
   const fake::json* g = gpu_of(dev);
   if (!g || !buf || length == 0) return NVML_ERROR_INVALID_ARGUMENT;
   if (!fake::has_string(*g, key)) return NVML_ERROR_NOT_SUPPORTED;
@@ -127,6 +133,7 @@ nvmlReturn_t nvmlInit_v2(void) {
   State& s = state();
   fake::json cfg = fake::load_config();
   fake::sleep_ms(fake::get_int(cfg, "hang_in_init_ms", 0));
+  if (fake::get_bool(cfg, "crash_in_init", false)) fake::crash_now();
   std::lock_guard<std::mutex> lock(s.mu);
   s.cfg = std::move(cfg);
   const nvmlReturn_t rc = code_of(s.cfg, "nvml_init");
@@ -159,6 +166,10 @@ const char* nvmlErrorString(nvmlReturn_t result) {
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
   if (!state().initialised) return NVML_ERROR_UNINITIALIZED;
   if (!version || length == 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (fake::get_bool(state().cfg, "unterminated_strings", false)) {
+    std::memset(version, '9', length);
+    return NVML_SUCCESS;
+  }
   const std::string v = fake::get_string(state().cfg, "driver_version", "580.159.04");
   if (v.size() + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
   fake::copy_string(v, version, length);
@@ -180,7 +191,8 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* cudaDriverVersion) {
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount) {
   if (!state().initialised) return NVML_ERROR_UNINITIALIZED;
   if (!deviceCount) return NVML_ERROR_INVALID_ARGUMENT;
-  *deviceCount = static_cast<unsigned>(fake::gpus(state().cfg).size());
+  // Fault injection: a count no machine has (1e6), with no GPU behind the indexes past the listed ones.
+  *deviceCount = static_cast<unsigned>(fake::get_int(state().cfg, "device_count", static_cast<long long>(fake::gpus(state().cfg).size())));
   return NVML_SUCCESS;
 }
 

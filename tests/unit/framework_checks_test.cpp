@@ -245,6 +245,27 @@ TEST(FrameworkChecks, NeverImportsFromTheFolderGpureadyRunsIn) {
   EXPECT_EQ(k.output.find("local tensorflow.py"), std::string::npos) << k.output;
 }
 
+TEST(FrameworkChecks, AnInterpreterThatPrintsMegabytesOfGarbageIsBoundedAndSaidSo) {
+  // Not a Python at all: a program that answers the check with 20 MiB of random bytes on both streams.
+  std::string err;
+  const auto dir = make_temp_dir("garbage", &err);
+  ASSERT_TRUE(dir) << err;
+  const std::string python = *dir + "/python3";
+  std::ofstream(python) << "#!/bin/sh\nhead -c 10485760 /dev/urandom\nhead -c 10485760 /dev/urandom >&2\nexit 0\n";
+  fs::permissions(python, fs::perms::owner_all);
+  const auto t0 = Clock::now();
+  const FrameworkCheck k = check_framework(real_os(), python, "pytorch", "torch", std::chrono::seconds(30));
+  EXPECT_LT(since(t0), 20.0);
+  EXPECT_EQ(k.status, "crashed");
+  EXPECT_NE(k.error.find("exited without an answer"), std::string::npos) << k.error;
+  EXPECT_LE(k.output.size(), 64u * 1024u);  // what is kept of its output is capped
+  Snapshot s;
+  s.frameworks = {k};
+  EXPECT_NO_THROW((void)doctor::report_to_json(doctor::diagnose(s, knowledge::Compat::embedded())).dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace));
+  remove_tree(*dir);
+}
+
 TEST(FrameworkChecks, AnInterpreterThatCannotStartIsANotRunFinding) {
   const FrameworkCheck k =
       check_framework(real_os(), "/nonexistent/bin/python3", "pytorch", "torch", std::chrono::seconds(5));

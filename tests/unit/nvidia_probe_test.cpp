@@ -2,16 +2,20 @@
 // scenario (tests/fixtures/nvidia/*.json): in this process and through the isolated child
 // (the real gpuready executable), plus the parsers behind it (parse/driver_version.h).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
 
+#include "doctor/doctor.h"
+#include "knowledge/compat.h"
 #include "parse/driver_version.h"
 #include "parse/modules_dep.h"
 #include "probe/nvidia_driver.h"
@@ -621,12 +625,13 @@ TEST(NvidiaKernelModule, RunfileModuleIsUnsigned) {
   EXPECT_EQ(f.kernel_module_signed.value_or(true), false) << f.kernel_module_signed.why();
 }
 
-TEST(NvidiaKernelModule, CompressedModuleIsFoundButNotChecked) {
+TEST(NvidiaKernelModule, ACompressedModuleIsReadThroughItsDecoder) {
+  // Ubuntu 24.04's DKMS signs, then zstd-compresses: the trailer is at the end of the decompressed bytes.
   const ProbeRun r = probe("h200", fake_options(), "h200", std::nullopt, "ubuntu2404_dkms_bios");
   const NvidiaDriverFacts& f = r.facts;
   EXPECT_EQ(f.kernel_module_file.value_or("?"), "/lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko.zst");
-  EXPECT_FALSE(f.kernel_module_signed.has());
-  EXPECT_EQ(f.kernel_module_signed.why(), "compressed module (.zst): signature not checked");
+  ASSERT_TRUE(f.kernel_module_signed.has()) << f.kernel_module_signed.why();
+  EXPECT_TRUE(f.kernel_module_signed.value());
 }
 
 // A container sees the host's kernel but not its /lib/modules (the H200 test machine is one).
@@ -759,7 +764,7 @@ TEST(NvidiaProbeChild, ALibraryThatCrashesWhenLoadedCostsOneStep) {
   const DriverStep& s = r.facts.steps[0];
   EXPECT_FALSE(s.ok);
   EXPECT_EQ(s.code, "crashed");
-  EXPECT_TRUE(contains(s.message, "crashed with SIGSEGV (11)")) << s.message;
+  EXPECT_TRUE(contains(s.message, "killed by SIGSEGV (segmentation fault)")) << s.message;
   EXPECT_TRUE(contains(s.message, "it was in load libnvidia-ml.so.1")) << s.message;
   EXPECT_FALSE(r.facts.driver_version.has());
   EXPECT_EQ(r.facts.driver_version.why(), s.message);
@@ -839,6 +844,118 @@ TEST(NvidiaProbeChild, PassesPolicyCandidatesAndCudaVisibleDevices) {
   EXPECT_EQ(f.driver_version.value_or("?"), "555.42.06");
   EXPECT_EQ(f.cuda_visible_devices.value_or("?"), "0");
   EXPECT_EQ(f.kernel_module_version.value_or("?"), "580.159.04");
+}
+
+// ------------------------------------------------------------------ fault injection
+// Each case: no crash of gpuready, bounded time, and the step (or fact) that says what happened.
+
+TEST(FaultInjection, ALibraryThatCrashesInInitCostsOneStep) {
+  const ProbeRun r = probe("crash_in_init", child_options());
+  EXPECT_LT(r.ms, 9000.0);
+  ASSERT_EQ(r.facts.steps.size(), 1u);
+  EXPECT_EQ(r.facts.steps[0].code, "crashed");
+  EXPECT_TRUE(contains(r.facts.steps[0].message, "killed by SIGSEGV (segmentation fault) (it was in nvmlInit_v2)"))
+      << r.facts.steps[0].message;
+}
+
+TEST(FaultInjection, ALibcudaThatCrashesInCuInitCostsOneStep) {
+  const ProbeRun r = probe("cu_init_crash", child_options(CudaInitPolicy::always));
+  ASSERT_FALSE(r.facts.steps.empty());
+  EXPECT_EQ(r.facts.steps[0].code, "crashed");
+  EXPECT_TRUE(contains(r.facts.steps[0].message, "(it was in cuInit)")) << r.facts.steps[0].message;
+}
+
+TEST(FaultInjection, AHangInAPerGpuQueryIsATimeout) {
+  ProbeOptions o = child_options();
+  o.child_timeout = std::chrono::milliseconds(1500);
+  const ProbeRun r = probe("hang_in_device_query", o);
+  EXPECT_LT(r.ms, 6000.0);
+  ASSERT_EQ(r.facts.steps.size(), 1u);
+  EXPECT_EQ(r.facts.steps[0].code, "timeout");
+  EXPECT_TRUE(contains(r.facts.steps[0].message, "a hung driver or GPU")) << r.facts.steps[0].message;
+  // The doctor names it on top, before anything else it finds.
+  Snapshot s;
+  s.nvidia = r.facts;
+  const auto report = doctor::diagnose(s, knowledge::Compat::embedded());
+  ASSERT_FALSE(report.findings.empty());
+  EXPECT_EQ(report.findings[0].code, "driver.hung");
+}
+
+TEST(FaultInjection, AbsurdAnswersAreBoundedAndNeverCrash) {
+  for (const ProbeOptions& o : {fake_options(), child_options()}) {
+    const ProbeRun r = probe("absurd_values", o);
+    EXPECT_LT(r.ms, 9000.0);
+    // A million GPUs: at most 64 are asked about; a string without its NUL is cut at the buffer's end.
+    EXPECT_LE(r.facts.gpus.size(), 64u);
+    for (const auto& g : r.facts.gpus) {
+      if (g.name.has()) EXPECT_LE(g.name.value().size(), 96u);
+      if (g.uuid.has()) EXPECT_LE(g.uuid.value().size(), 96u);
+    }
+    if (r.facts.driver_version.has()) EXPECT_LE(r.facts.driver_version.value().size(), 96u);
+    // The doctor and its JSON take it too.
+    Snapshot s;
+    s.nvidia = r.facts;
+    const auto report = doctor::diagnose(s, knowledge::Compat::embedded());
+    EXPECT_NO_THROW((void)doctor::report_to_json(report).dump());
+  }
+}
+
+TEST(FaultInjection, FilesThatAreNoLibraryAreFailedStepsNotHangsOrCrashes) {
+  namespace fs = std::filesystem;
+  std::string err;
+  const auto dir = make_temp_dir("faults", &err);
+  ASSERT_TRUE(dir) << err;
+  const fs::path d(*dir);
+  const std::string real = fake_nvml();
+  std::string elf;
+  {
+    std::ifstream f(real, std::ios::binary);
+    elf.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(elf.size(), 4096u);
+  struct Case {
+    std::string name;
+    std::function<void(const fs::path&)> make;
+  };
+  const std::vector<Case> cases = {
+      {"a folder", [](const fs::path& p) { fs::create_directory(p); }},
+      {"a FIFO", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0); }},
+      {"0 bytes", [](const fs::path& p) { std::ofstream(p, std::ios::binary); }},
+      {"a truncated ELF", [&](const fs::path& p) { std::ofstream(p, std::ios::binary) << elf.substr(0, 512); }},
+      {"the wrong architecture",
+       [&](const fs::path& p) {
+         std::string other = elf;
+         other[18] = static_cast<char>(0xB7);  // e_machine: EM_AARCH64
+         other[19] = 0;
+         std::ofstream(p, std::ios::binary) << other;
+       }},
+      {"a symlink loop",
+       [&](const fs::path& p) {
+         fs::create_symlink(p.parent_path() / (p.filename().string() + ".other"), p);
+         fs::create_symlink(p, p.parent_path() / (p.filename().string() + ".other"));
+       }},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    const fs::path sub = d / std::to_string(n++);
+    fs::create_directory(sub);
+    const fs::path lib = sub / "libnvidia-ml.so.1";
+    c.make(lib);
+    for (bool isolated : {false, true}) {
+      ProbeOptions o = isolated ? child_options() : fake_options();
+      o.nvml_candidates = {lib.string()};
+      const ProbeRun r = probe("h200", o);
+      EXPECT_LT(r.ms, 9000.0) << c.name;
+      const DriverStep* load = nullptr;
+      for (const auto& st : r.facts.steps)
+        if (st.name == "load libnvidia-ml.so.1") load = &st;
+      ASSERT_NE(load, nullptr) << c.name << (isolated ? " (child)" : "");
+      EXPECT_FALSE(load->ok) << c.name;
+      EXPECT_FALSE(load->message.empty()) << c.name;
+      EXPECT_FALSE(r.facts.driver_version.has()) << c.name;
+    }
+  }
+  remove_tree(*dir);
 }
 
 #endif  // _WIN32
