@@ -36,7 +36,7 @@ CopyResult result(const std::string& key, double gbps, double factor = 1) {
 CopyReport report(std::vector<CopyResult> results) {
   CopyReport r;
   r.device_count = 1;
-  r.pci_bus_id = "0000:18:00.0";
+  r.pci_bus_id = "0000:00:06.0";  // the H200 fixture's GPU, as the copy child reports it (4-digit domain)
   r.results = std::move(results);
   return r;
 }
@@ -85,6 +85,28 @@ TEST(VerifyJudge, PinnedCopiesAreJudgedAgainstTheLink) {
   const Check slow = only(judge_copies(report({result("h2d_pinned", 20)}), s));           // 0.32
   EXPECT_EQ(slow.status, Status::fail);
   EXPECT_NE(slow.detail.find("PCIe Gen5 x16: 63.0 GB/s each way"), std::string::npos) << slow.detail;
+}
+
+TEST(VerifyJudge, TheGpuIsFoundByItsBusIdBeforeItsOrdinal) {
+  // Two GPUs: CUDA's device 0 is the H200 at 00:06.0 (Gen5); the copy child ran on the one at 18:00.0
+  // (CUDA_VISIBLE_DEVICES reordered them), which sits in a Gen3 slot. Its bus ID must pick it.
+  Snapshot s = h200();
+  NvidiaGpu other = s.nvidia.gpus[0];
+  other.pci_bus_id = std::string("00000000:18:00.0");
+  other.pcie_gen_current = 3;
+  other.pcie_gen_max = 3;
+  other.cuda_ordinal = 1;
+  s.nvidia.gpus[0].cuda_ordinal = 0;
+  s.nvidia.gpus.push_back(other);
+  CopyReport on_other = report({result("h2d_pinned", 13)});
+  on_other.device_count = 2;
+  on_other.pci_bus_id = "0000:18:00.0";
+  const Check c = only(judge_copies(on_other, s));
+  EXPECT_NEAR(*c.limit, 15.76, 0.01) << c.detail;  // Gen3 x16, not the H200's Gen5
+  EXPECT_EQ(c.status, Status::pass);
+  // Without the bus ID, device 0 is the Gen5 GPU and 13 GB/s is far too slow for it.
+  on_other.pci_bus_id.clear();
+  EXPECT_EQ(only(judge_copies(on_other, s)).status, Status::fail);
 }
 
 TEST(VerifyJudge, DeviceCopiesAreJudgedAgainstTheMemory) {
