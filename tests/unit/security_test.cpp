@@ -27,7 +27,7 @@ const char* const kPlantedLibraries[] = {
     "libnvidia-ml.so.1", "libnvidia-ml.so", "libcuda.so.1",        "libcuda.so",          "libcudart.so.13",
     "libcudart.so.12",   "libcudart.so.11.0", "libcublas.so.13",   "libcublasLt.so.13",   "libcublas.so.12",
     "libcublasLt.so.12", "libcublas.so.11",   "libcublasLt.so.11", "libcudnn.so.9",       "libcudnn.so.8",
-    "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_engines_precompiled.so.9",
+    "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_engines_precompiled.so.9", "libdnnl.so.2",
     "libnccl.so.2",      "libnvrtc.so.13",    "libdnnl.so.3",      "libOpenCL.so.1",      "libgomp.so.1",
     "libpthread.so.0",   "libdl.so.2",        "librt.so.1",        "libz.so.1",           "libzstd.so.1",
     "liblzma.so.5",      "libpcre2-8.so.0",   "libgpuready-cpu.so", "libgpuready-cuda.so"};
