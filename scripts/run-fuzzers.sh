@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Builds the parser fuzz targets (clang, libFuzzer + ASan/UBSan) and runs each for a few
-# seconds on its seed corpus (fuzz/corpus/<name>/ when present). Any crash fails the run.
+# Builds the parser fuzz targets (the "debug" preset: clang, libFuzzer + ASan/UBSan, the same build
+# as the sanitizer run of the unit tests) and runs each for a few seconds on its seed corpus
+# (fuzz/corpus/<name>/ when present). Any crash fails the run.
 #   scripts/run-fuzzers.sh [seconds-per-target]
 set -euo pipefail
 seconds=${1:-10}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
+cmake --preset debug >/dev/null
+cmake --build --preset debug
 shopt -s nullglob
-targets=(build/fuzz/fuzz/*_fuzz)
+targets=(build/debug/fuzz/*_fuzz)
 if ((${#targets[@]} == 0)); then
   echo "run-fuzzers: no fuzz targets built" >&2
   exit 1

@@ -741,7 +741,8 @@ TEST(Doctor, ADeepCheckThatPassesKeepsTheMachineReadyAndSaysWhatItSaw) {
       std::find_if(r.frameworks.begin(), r.frameworks.end(), [](const auto& v) { return v.name == "jax"; });
   ASSERT_NE(jax, r.frameworks.end());
   EXPECT_TRUE(jax->check_status.empty());
-  for (const auto& v : report_to_json(r)["frameworks"]) {
+  const auto report = report_to_json(r);  // kept: a range-for over a temporary's member dangles
+  for (const auto& v : report["frameworks"]) {
     if (v["name"] == "pytorch")
       EXPECT_EQ(v["check"]["status"], "ready");
     else

@@ -232,6 +232,7 @@ TEST(VerifyCli, OnlyTheFamiliesNamedByTestRun) {
   ASSERT_EQ(j.at("checks").size(), 1u) << j.dump();
   EXPECT_EQ(j["checks"][0]["key"], "nvcc.run");
   const auto c = real_os().proc.run({GPUREADY_EXE, "verify", "--json", "-t", "copy.d2d"}, o);
-  for (const auto& x : nlohmann::json::parse(c.out).at("checks"))
+  const auto copies = nlohmann::json::parse(c.out);  // kept: a range-for over a temporary's member dangles
+  for (const auto& x : copies.at("checks"))
     EXPECT_EQ(x.at("key").get<std::string>().rfind("copy", 0), 0u) << x.dump();
 }
