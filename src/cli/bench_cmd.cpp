@@ -2,10 +2,13 @@
 // issue's contract: --device cpu|gpu|all, --data PATH, --images N, --size HxWxC, --batch N,
 // --epochs N, --precision, --seed N, --json.
 //
-// The CPU engine runs in this process. The GPU engine runs in the hidden child `gpuready
-// __bench-engine` with a timeout (a hung driver costs the timeout, a crash costs the child): the
-// child loads (or renders) the same data from the same flags, trains, and prints the TrainReply as
-// JSON; its progress comes back on stderr as kProgressPrefix lines, which drive the bar here.
+// Each engine runs in the hidden child `gpuready __bench-engine --engine cpu|gpu` with a timeout (a
+// hung driver costs the timeout, a crash costs the child), started through run_child: its search
+// paths are cleaned, so the libraries the engine module needs (libdnnl, cuDNN, cuBLAS) are never
+// looked for in the current folder, as they would be in this process when LD_LIBRARY_PATH has an
+// empty entry (docs/security.md). The child loads (or renders) the same data from the same flags,
+// trains, and prints the TrainReply as JSON; its progress comes back on stderr as kProgressPrefix
+// lines, which drive the bar here.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -96,16 +99,19 @@ std::vector<std::string> data_flags(const BenchCmdOptions& o) {
   return a;
 }
 
-// Runs the GPU engine in `gpuready __bench-engine`; progress(epoch, step, steps) as the child reports it.
-train::TrainReply run_gpu_child(const Os& os, const BenchCmdOptions& o, const train::TrainRequest& q,
-                                const std::function<bool(int, long long, long long)>& progress) {
+// Runs one engine ("cpu" or "gpu") in `gpuready __bench-engine`; progress(epoch, step, steps) as the
+// child reports it.
+train::TrainReply run_engine_child(const Os& os, const BenchCmdOptions& o, const std::string& device,
+                                   const train::TrainRequest& q,
+                                   const std::function<bool(int, long long, long long)>& progress) {
   train::TrainReply failed;
+  const std::string engine = device == "cpu" ? "the CPU engine" : "the GPU engine";
   const auto self = os.proc.self_path();
   if (!self) {
-    failed.error = "cannot find this executable to run the GPU engine in a child process";
+    failed.error = "cannot find this executable to run " + engine + " in a child process";
     return failed;
   }
-  std::vector<std::string> argv = {*self, "__bench-engine", "--request", nlohmann::json(q).dump()};
+  std::vector<std::string> argv = {*self, "__bench-engine", "--engine", device, "--request", nlohmann::json(q).dump()};
   for (auto& a : data_flags(o)) argv.push_back(std::move(a));
   ChildSpec spec;
   spec.argv = argv;
@@ -122,18 +128,18 @@ train::TrainReply run_gpu_child(const Os& os, const BenchCmdOptions& o, const tr
   const ProcResult& r = run.proc;
   const std::string said = run.stderr_tail(600);
   if (run.end == ChildRun::End::timed_out) {
-    failed.error = fmt::format("the GPU engine did not finish in {:.0f} s and was stopped (--timeout){}", o.timeout_s,
+    failed.error = fmt::format("{} did not finish in {:.0f} s and was stopped (--timeout){}", engine, o.timeout_s,
                                said.empty() ? "" : ": " + said);
     return failed;
   }
   if (run.end == ChildRun::End::not_started) {
-    failed.error = "the GPU engine's process " + run.how;
+    failed.error = engine + "'s process " + run.how;
     return failed;
   }
   try {
     return nlohmann::json::parse(r.out).get<train::TrainReply>();
   } catch (const std::exception&) {
-    failed.error = fmt::format("the GPU engine's process ({}) gave no result{}", run.how, said.empty() ? "" : ": " + said);
+    failed.error = fmt::format("{}'s process ({}) gave no result{}", engine, run.how, said.empty() ? "" : ": " + said);
     return failed;
   }
 }
@@ -220,8 +226,7 @@ int run_bench_cmd(const BenchCmdOptions& o) {
       }
       return true;
     };
-    run.reply = dev == "gpu" ? run_gpu_child(os, o, q, progress)
-                             : train::run_engine(os, train::engine_candidates(os, dev), q, split, progress);
+    run.reply = run_engine_child(os, o, dev, q, progress);
     if (bar) std::fprintf(stderr, "\r%80s\r", "");
     train::summarise(&run, report.train_images);
     report.runs.push_back(std::move(run));
@@ -246,8 +251,8 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   return (o.device == "all" ? any : all) ? kExitOk : kExitProblems;
 }
 
-// `gpuready __bench-engine`: the GPU engine, in the child (see the top of the file).
-int run_bench_engine(const BenchCmdOptions& o, const std::string& request) {
+// `gpuready __bench-engine`: one engine, in the child (see the top of the file).
+int run_bench_engine(const BenchCmdOptions& o, const std::string& engine, const std::string& request) {
   train::TrainRequest q;
   try {
     q = nlohmann::json::parse(request).get<train::TrainRequest>();
@@ -260,7 +265,7 @@ int run_bench_engine(const BenchCmdOptions& o, const std::string& request) {
   train::Split split;
   if (!load_split(os, o, &data, &split)) return kExitUsage;
   const train::TrainReply reply = train::run_engine(
-      os, train::engine_candidates(os, "gpu"), q, split, [](int epoch, long long step, long long steps) {
+      os, train::engine_candidates(os, engine), q, split, [](int epoch, long long step, long long steps) {
         std::fprintf(stderr, "%s%d %lld %lld\n", kProgressPrefix, epoch, step, steps);
         std::fflush(stderr);
         return true;
@@ -290,11 +295,13 @@ void add_data_flags(CLI::App* sub, BenchCmdOptions* o) {
 void setup_bench_engine(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<BenchCmdOptions>();
   auto request = std::make_shared<std::string>();
+  auto engine = std::make_shared<std::string>("gpu");
   CLI::App* sub = app.add_subcommand("__bench-engine", "");  // empty description: hidden from --help
   sub->group("");
   sub->add_option("--request", *request)->required();
+  sub->add_option("--engine", *engine)->check(CLI::IsMember({"cpu", "gpu"}));
   add_data_flags(sub, o.get());
-  sub->callback([o, request, exit_code] { *exit_code = run_bench_engine(*o, *request); });
+  sub->callback([o, request, engine, exit_code] { *exit_code = run_bench_engine(*o, *engine, *request); });
 }
 
 void setup_bench(CLI::App& app, int* exit_code) {

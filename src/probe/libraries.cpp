@@ -21,6 +21,7 @@
 #include "probe/libraries_search.h"
 #include "probe/probe.h"
 #include "probe/toolkits_search.h"
+#include "vendors/library_search.h"
 
 namespace gpuready {
 namespace probe_detail {
@@ -749,22 +750,7 @@ class Collector {
 
 }  // namespace
 
-std::vector<std::string> default_loader_dirs() {
-#if defined(__x86_64__)
-  const char* triple = "x86_64-linux-gnu";
-#elif defined(__aarch64__)
-  const char* triple = "aarch64-linux-gnu";
-#else
-  const char* triple = nullptr;
-#endif
-  std::vector<std::string> out;
-  if (triple) {
-    out.push_back(std::string("/lib/") + triple);
-    out.push_back(std::string("/usr/lib/") + triple);
-  }
-  for (const char* d : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) out.emplace_back(d);
-  return out;
-}
+std::vector<std::string> default_loader_dirs() { return vendors::loader_default_dirs(); }
 
 void collect_libraries_in(const Os& os, const LibrarySearch& search, const std::vector<Toolkit>& toolkits,
                           const std::vector<PythonEnv>& python, LibraryFacts& out) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 
 #include "platform/os.h"
@@ -30,7 +31,8 @@ const char* const kPlantedLibraries[] = {
     "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_engines_precompiled.so.9", "libdnnl.so.2",
     "libnccl.so.2",      "libnvrtc.so.13",    "libdnnl.so.3",      "libOpenCL.so.1",      "libgomp.so.1",
     "libpthread.so.0",   "libdl.so.2",        "librt.so.1",        "libz.so.1",           "libzstd.so.1",
-    "liblzma.so.5",      "libpcre2-8.so.0",   "libgpuready-cpu.so", "libgpuready-cuda.so"};
+    "liblzma.so.5",      "libpcre2-8.so.0",   "libgpuready-cpu.so", "libgpuready-cuda.so",
+    "libgpuready-planted-dep.so"};
 
 // Programs gpuready or a library it loads could start by name.
 const char* const kPlantedPrograms[] = {"python3", "python", "nvidia-smi", "nvcc", "ldconfig", "ldconfig.real",
@@ -63,7 +65,7 @@ class Planted : public ::testing::Test {
 
   // Runs gpuready in the planted folder with search paths that name it: an empty entry, ".",
   // and relative folders, in LD_LIBRARY_PATH and PATH (the real folders stay, after the hostile ones).
-  ProcResult run(std::vector<std::string> args, int timeout_s = 300) {
+  ProcResult run(std::vector<std::string> args, int timeout_s = 300, std::map<std::string, std::string> extra = {}) {
     args.insert(args.begin(), GPUREADY_EXE);
     ProcOptions o;
     o.timeout = std::chrono::seconds(timeout_s);
@@ -74,6 +76,7 @@ class Planted : public ::testing::Test {
                  {"LD_LIBRARY_PATH", "/nonexistent/cuda/lib64::.:lib"},
                  {"PATH", ":.:bin:" + path + ":"},
                  {"PYTHONPATH", ":."}};
+    for (auto& [k, v] : extra) o.set_env[k] = v;
     return real_os().proc.run(args, o);
   }
 
@@ -148,6 +151,18 @@ TEST_F(Planted, VerifyQuick) {
 TEST_F(Planted, Bench) {
   const ProcResult r = run({"bench", "--device", "all", "--images", "64", "--epochs", "1", "--size", "16x16x1"});
   expect_nothing_ran(r, "gpuready bench");
+}
+
+// An engine module whose dependency is in no system folder (libdnnl.so.2 on a machine without oneDNN,
+// seen on the H200 test machine): the loader would take it from LD_LIBRARY_PATH's empty entry if the
+// module were loaded in gpuready's own process, whose LD_LIBRARY_PATH is the user's.
+TEST_F(Planted, BenchEngineWhoseDependencyIsNotInstalled) {
+  const std::string module = std::string(GPUREADY_FAKES_DIR) + "/libneeds-planted-dep.so";
+  ASSERT_TRUE(fs::exists(module)) << module;
+  const ProcResult r = run({"bench", "--device", "cpu", "--images", "64", "--epochs", "1", "--size", "16x16x1"}, 300,
+                           {{"GPUREADY_CPU_MODULE", module}});
+  expect_nothing_ran(r, "gpuready bench --device cpu (an engine module with a dependency not installed)");
+  EXPECT_NE(r.out.find("lacks"), std::string::npos) << r.out;  // it loaded (the real dependency), then lacked the engine's entry points
 }
 
 TEST_F(Planted, Explain) {
