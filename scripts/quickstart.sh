@@ -52,7 +52,7 @@ case $mode in
     cmake --preset debug >/dev/null
     cmake --build --preset debug
     ctest --preset debug
-    scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-10}"
+    scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-5}"
     scripts/windows-check.sh
     ;;
   *)
