@@ -7,12 +7,7 @@
 # Expects the test binaries of build/default carried (stripped) in .devrun/ (see the issue note);
 # the tests embed absolute paths, so this checkout is made to appear at the path it was built in.
 set -uo pipefail
-built_at=${GPUREADY_BUILT_AT:-/work/main}
-if [[ $(pwd -P) != "$built_at" ]]; then
-  mkdir -p "$(dirname "$built_at")"
-  [[ -e $built_at ]] || ln -s "$(pwd -P)" "$built_at"
-fi
-cd "$built_at"
+source "$(dirname "${BASH_SOURCE[0]}")/at_built_path.sh"
 mkdir -p build/default
 cp -a .devrun/. build/default/
 B=build/default

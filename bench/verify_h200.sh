@@ -8,12 +8,7 @@
 # Results in $OUT (or /tmp/out). Expects the Release build carried in build/device
 # (see bench/device_h200.sh).
 set -uo pipefail
-built_at=${GPUREADY_BUILT_AT:-/work/main}
-if [[ $(pwd -P) != "$built_at" ]]; then
-  mkdir -p "$(dirname "$built_at")"
-  [[ -e $built_at ]] || ln -s "$(pwd -P)" "$built_at"
-fi
-cd "$built_at"
+source "$(dirname "${BASH_SOURCE[0]}")/at_built_path.sh"
 exe=build/device/src/gpuready
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
