@@ -43,7 +43,7 @@ run() {  # run NAME ARGS...: gpuready in the planted folder, hostile search path
   ( cd "$plant" && GPUREADY_PLANT_MARKERS=$markers LD_LIBRARY_PATH=/usr/local/cuda/lib64::.:lib \
       PATH=":.:bin:$PATH" PYTHONPATH=":." timeout 600 "$real_exe" "$@" ) > "$out/planted-$name.txt" 2>&1
   echo "exit $?" >> "$out/planted-$name.txt"
-  echo "== $name: exit $(tail -1 "$out/planted-$name.txt"), markers: $(ls "$markers" | tr '\n' ' ')"
+  echo "== $name: $(tail -1 "$out/planted-$name.txt"), markers: $(ls "$markers" | tr '\n' ' ')"
 }
 {
   run probe probe --cuda
