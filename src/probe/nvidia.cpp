@@ -25,15 +25,10 @@
 namespace gpuready {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using SFact = Fact<std::string>;
 
 constexpr size_t kMaxProcVersionBytes = 64 * 1024;
 constexpr const char* kProcVersionPath = "/proc/driver/nvidia/version";
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // ---------------------------------------------------------------- kernel module
 

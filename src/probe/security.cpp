@@ -66,6 +66,7 @@ void check_file(const Os& os, const std::string& path, std::set<std::string>& se
     out.writable.push_back({path, "its folder " + dir + " is world-writable (" + mode_text(*dst->mode) + ")"});
 }
 
+#ifndef _WIN32
 void container_toolkit(const Os& os, SecurityFacts& out) {
   std::string err;
   if (auto status = os.fs.read_file("/var/lib/dpkg/status", 64u << 20, &err)) {
@@ -93,6 +94,7 @@ void container_toolkit(const Os& os, SecurityFacts& out) {
   }
   out.container_toolkit_version = Fact<std::string>::unknown("not installed (no dpkg package, no nvidia-ctk)");
 }
+#endif
 
 }  // namespace
 
