@@ -221,8 +221,8 @@ std::string path_file_name(const std::string& path);  // the path itself when it
 std::string path_folder(const std::string& path);     // "" when it has no separator
 
 // Whether a path names one place whatever the current folder is: "/usr/lib" on POSIX;
-// "C:\\Windows" or "\\\\server\\share" on Windows. "", ".", "lib", "..\\x" and Windows' "C:x" and
-// "\\x" (relative to a drive or to the current drive) are not.
+// "C:\\Windows", "\\\\server\\share" or a path rooted on the current drive ("\\x", "/x") on
+// Windows. "", ".", "lib", "..\\x" and Windows' "C:x" (the current folder of drive C) are not.
 bool is_absolute_path(std::string_view path);
 
 // A search-path list (PATH, LD_LIBRARY_PATH, PYTHONPATH, LD_PRELOAD) with every entry that names

@@ -46,13 +46,13 @@ std::string path_folder(const std::string& path) {
 
 bool is_absolute_path(std::string_view path) {
 #ifdef _WIN32
-  // "C:\\x" or "C:/x"; "\\\\server\\share" and "\\\\?\\C:\\x". Not "C:x" (the current folder of
-  // drive C) nor "\\x" (the root of the current drive: it moves with the current folder).
+  // "C:\\x" or "C:/x"; "\\\\server\\share", "\\\\?\\C:\\x"; and a path rooted on the current drive
+  // ("\\x", "/x": how Wine hands over Unix paths), which may change drive but never names the
+  // current folder. Not "C:x" (the current folder of drive C), ".", "bin" or "..\\x".
   if (path.size() >= 3 && ((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) &&
       path[1] == ':' && (path[2] == '\\' || path[2] == '/'))
     return true;
-  return path.size() >= 3 && (path[0] == '\\' || path[0] == '/') && (path[1] == '\\' || path[1] == '/') &&
-         path[2] != '\\' && path[2] != '/';
+  return !path.empty() && (path[0] == '\\' || path[0] == '/');
 #else
   return !path.empty() && path[0] == '/';
 #endif
