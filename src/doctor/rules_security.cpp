@@ -28,7 +28,7 @@ std::string exposure(const std::string& variable) {
 }
 
 // The value without the entries that name the current folder.
-std::string cleaned(const Context& c, const std::string& value, const std::string& variable) {
+std::string cleaned(const Context& c, const std::string& value) {
   const char sep = c.os == "windows" ? ';' : ':';
   std::string out;
   size_t start = 0;
@@ -42,7 +42,6 @@ std::string cleaned(const Context& c, const std::string& value, const std::strin
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  (void)variable;
   return out;
 }
 
@@ -64,7 +63,7 @@ std::vector<Finding> rule_search_path_cwd(const Context& c) {
     if (it != c.s.security.search_paths.end()) f.evidence.push_back(std::string(variable) + "=" + it->second);
     for (const auto* e : entries) f.evidence.push_back(entry_words(*e));
     const std::string value = it != c.s.security.search_paths.end() ? it->second : std::string();
-    const std::string keep = cleaned(c, value, variable);
+    const std::string keep = cleaned(c, value);
     if (c.os == "windows") {
       f.fix = {fmt::format("set {}={}   # for this terminal", variable, keep),
                "# to keep it: Settings > System > About > Advanced system settings > Environment Variables, edit " +
