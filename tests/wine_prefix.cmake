@@ -13,5 +13,14 @@ if(NOT WINESERVER)
 endif()
 if(WINESERVER)
   execute_process(COMMAND ${WINESERVER} -w TIMEOUT 120)
+  # Then one server for the whole run, kept until 60 s after its last client: otherwise each test
+  # starts its own, and a Wine that connects while the previous test's server shuts down fails
+  # with "wine client error:0: recvmsg: Connection reset by peer" (seen in CI). Its output goes to
+  # files, not pipes: the server keeps them open, and execute_process would wait for them.
+  execute_process(COMMAND ${WINESERVER} -p60 RESULT_VARIABLE rc OUTPUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/wineserver.log
+                  ERROR_FILE ${CMAKE_CURRENT_BINARY_DIR}/wineserver.log TIMEOUT 60)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${WINESERVER} -p60 failed (${rc}); WINEPREFIX=$ENV{WINEPREFIX}")
+  endif()
 endif()
 message(STATUS "Wine prefix ready: $ENV{WINEPREFIX}")
