@@ -18,7 +18,7 @@ cd "$here"
 # the OpenCL headers its package config asks for: the CPU training engine of `gpuready bench`),
 # and clang with its runtimes for the fuzz targets (test mode only).
 # GoogleTest is installed in both modes: the default preset configures the tests too.
-packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libdnnl-dev ocl-icd-opencl-dev libgtest-dev libgmock-dev libzstd-dev liblzma-dev zlib1g-dev)
+packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libdnnl-dev ocl-icd-opencl-dev libgtest-dev libgmock-dev libzstd-dev liblzma-dev zlib1g-dev libpcre2-dev)
 if [[ $mode == test ]]; then
   # The fuzzers (clang), the framework-check tests (python3), and the Windows build checked from
   # Linux: MinGW-w64 builds gpuready.exe and the tests, Wine runs them (scripts/windows-check.sh).

@@ -1,5 +1,6 @@
 // `gpuready explain`: paste an error (as arguments, --file, or on standard input) and get the
 // known failure it is, the real cause and the fix, with this machine's facts where they help.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,19 +26,41 @@ struct ExplainCmdOptions {
 
 std::string render(const std::vector<doctor::ExplainMatch>& matches) {
   std::string o;
-  if (matches.empty()) {
-    return "Not recognised: this text matches none of gpuready's known failures.\n"
-           "  gpuready doctor                 # what is wrong with this machine, with fixes\n"
-           "  gpuready probe --save me.json   # every fact, to send to whoever helps you\n";
+  const size_t problems =
+      static_cast<size_t>(std::count_if(matches.begin(), matches.end(), [](const auto& m) { return !m.harmless; }));
+  if (problems == 0) {
+    if (matches.empty())
+      o += "Not recognised: this text matches none of gpuready's known failures, codes or library errors.\n";
+    else
+      o += "No failure found: every line recognised here needs no action.\n";
+    o += "  gpuready doctor                 # what is wrong with this machine, with fixes\n"
+         "  gpuready probe --save me.json   # every fact, to send to whoever helps you\n";
   }
-  o += fmt::format("Recognised {} known failure{}:\n", matches.size(), matches.size() == 1 ? "" : "s");
-  int n = 0;
-  for (const auto& m : matches) {
-    o += fmt::format("\n{}. {} [{}]{}\n", ++n, m.title, m.code, m.harmless ? " (harmless)" : "");
-    o += "   cause: " + m.cause + "\n";
+  auto block = [&](const doctor::ExplainMatch& m, const std::string& head) {
+    o += fmt::format("{}{} [{}]", head, m.title, m.code);
+    if (m.line) o += fmt::format(" (line {}{})", m.line, m.count > 1 ? fmt::format(", and {} more", m.count - 1) : "");
+    o += "\n   cause: " + m.cause + "\n";
     for (const auto& e : m.evidence) o += "   seen: " + e + "\n";
     if (!m.fix.empty()) o += "   fix:\n";
     for (const auto& f : m.fix) o += "     " + f + "\n";
+  };
+  int n = 0;
+  for (const auto& m : matches) {
+    if (m.harmless) continue;
+    if (m.root_cause) {
+      block(m, "Root cause: ");
+    } else {
+      if (n == 0) o += problems > 1 ? "\nAlso in this text (often consequences of the root cause):\n" : "\n";
+      block(m, fmt::format("{}. ", ++n));
+    }
+  }
+  // Harmless lines in one place, one line each: they need no action.
+  size_t harmless = 0;
+  for (const auto& m : matches) harmless += m.harmless ? m.count : 0;
+  if (harmless) {
+    o += fmt::format("\n{} harmless line{} (no action needed):\n", harmless, harmless == 1 ? "" : "s");
+    for (const auto& m : matches)
+      if (m.harmless) o += fmt::format("   {} [{}]{}\n", m.title, m.code, m.count > 1 ? fmt::format(" x{}", m.count) : "");
   }
   return o;
 }
@@ -81,7 +104,9 @@ int run_explain_cmd(const ExplainCmdOptions& o) {
   } else {
     std::fputs(render(matches).c_str(), stdout);
   }
-  return matches.empty() ? kExitProblems : kExitOk;
+  // 0: a failure was recognised (its cause and fix are printed); 1: nothing, or only harmless lines.
+  const bool failure = std::any_of(matches.begin(), matches.end(), [](const auto& m) { return !m.harmless; });
+  return failure ? kExitOk : kExitProblems;
 }
 
 }  // namespace

@@ -128,6 +128,19 @@ std::vector<std::string> name_words(const std::string& name) {
 
 }  // namespace
 
+std::vector<std::string> split_fix(std::string_view cell, std::string_view separator) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos <= cell.size();) {
+    const size_t next = cell.find(separator, pos);
+    const std::string_view part = cell.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
+    const std::string line(parse::trim(part));
+    if (!line.empty()) out.push_back(line);
+    if (next == std::string_view::npos) break;
+    pos = next + separator.size();
+  }
+  return out;
+}
+
 KernelMatch kernels_for(const std::set<int>& sm, bool ptx, int g) {
   for (int s : sm)
     if (s / 10 == g / 10 && s % 10 <= g % 10) return KernelMatch::cubin;
@@ -255,29 +268,80 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
   {
     RowReader t(k, "error_signatures", error);
     for (size_t r = 0; t.ok() && r < t.size(); ++r) {
-      ErrorSignatureRow row{t.text(r, "code"),
-                            t.text(r, "title"),
-                            t.text(r, "pattern"),
-                            t.text(r, "example"),
-                            t.text(r, "variant"),
-                            t.text(r, "cause"),
-                            {},
-                            t.text(r, "context"),
-                            t.text(r, "notes")};
-      std::string fix = t.text(r, "fix");
-      for (size_t pos = 0; pos <= fix.size();) {
-        const size_t next = fix.find(";;", pos);
-        const std::string line(parse::trim(std::string_view(fix).substr(pos, next == std::string::npos ? std::string::npos : next - pos)));
-        if (!line.empty()) row.fix.push_back(line);
-        if (next == std::string::npos) break;
-        pos = next + 2;
-      }
+      ErrorSignatureRow row;
+      row.code = t.text(r, "code");
+      row.title = t.text(r, "title");
+      row.kind = t.text(r, "kind");
+      row.root = t.words(r, "root");
+      row.pattern = t.text(r, "pattern");
+      row.example = t.text(r, "example");
+      row.variant = t.text(r, "variant");
+      row.cause = t.text(r, "cause");
+      row.fix = split_fix(t.text(r, "fix"));
+      row.context = t.text(r, "context");
+      row.notes = t.text(r, "notes");
       if (t.ok() && (row.code.empty() || row.pattern.empty())) {
         if (error) *error = "error_signatures.csv line " + std::to_string(t.line(r)) + ": code and pattern are required";
         return std::nullopt;
       }
+      if (t.ok() && row.kind != "failure" && row.kind != "harmless" && row.kind != "generic") {
+        if (error)
+          *error = "error_signatures.csv line " + std::to_string(t.line(r)) + ": kind \"" + row.kind +
+                   "\" is not failure, harmless or generic";
+        return std::nullopt;
+      }
       c.error_signatures.push_back(std::move(row));
     }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "error_codes", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      ErrorCodeRow row;
+      row.family = t.text(r, "family");
+      row.name = t.text(r, "name");
+      const std::string n = t.text(r, "number");
+      if (!n.empty()) row.number = t.number(r, "number");
+      for (const auto& w : t.words(r, "also_numbers")) {
+        if (!parse::all_digits(w) || w.size() > 9) {
+          if (error) *error = "error_codes.csv line " + std::to_string(t.line(r)) + ": also_numbers \"" + w + "\" is not a number";
+          return std::nullopt;
+        }
+        row.also_numbers.push_back(std::stol(w));
+      }
+      row.message = t.text(r, "message");
+      row.condition = t.text(r, "condition");
+      row.meaning = t.text(r, "meaning");
+      row.fix = split_fix(t.text(r, "fix"));
+      row.notes = t.text(r, "notes");
+      if (t.ok() && (row.family.empty() || row.name.empty())) {
+        if (error) *error = "error_codes.csv line " + std::to_string(t.line(r)) + ": family and name are required";
+        return std::nullopt;
+      }
+      c.error_codes.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "library_stems", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      LibraryStemRow row{t.text(r, "stem"),          t.text(r, "component"),       t.text(r, "vendor"),
+                         t.text(r, "kind"),          t.text(r, "linux_pattern"),   t.text(r, "windows_pattern"),
+                         t.text(r, "version_rule"),  t.text(r, "linux_install"),   t.text(r, "windows_install"),
+                         t.text(r, "notes")};
+      if (t.ok() && (row.stem.empty() || (row.linux_pattern.empty() && row.windows_pattern.empty()))) {
+        if (error) *error = "library_stems.csv line " + std::to_string(t.line(r)) + ": a stem and a file pattern are required";
+        return std::nullopt;
+      }
+      c.library_stems.push_back(std::move(row));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "library_versions", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.library_versions.push_back({t.text(r, "stem"), t.text(r, "os"), t.text(r, "file_name"),
+                                    t.text(r, "component_version"), t.text(r, "cuda"), t.text(r, "notes")});
     if (!t.ok()) return std::nullopt;
   }
   {

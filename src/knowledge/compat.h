@@ -103,13 +103,49 @@ struct JaxRow {
 struct ErrorSignatureRow {
   std::string code;     // "dso.tf-dll-missing"
   std::string title;
-  std::string pattern;  // ECMAScript regular expression, matched case-insensitively per line
+  std::string kind;     // "failure", "harmless" (needs no action) or "generic" (says only that something failed)
+  std::vector<std::string> root;  // what it stands for: vendor codes, conditions; "$1" = the library group 1 names
+  std::string pattern;  // regular expression (PCRE2 / ECMAScript subset), matched case-insensitively per line
   std::string example, variant;  // real reports' texts (the tests match them)
   std::string cause;
   std::vector<std::string> fix;  // the table's " ;; "-separated lines
   std::string context;           // a word the paste must contain for a generic row to count ("tensorflow"), or ""
   std::string notes;
+  [[nodiscard]] bool harmless() const { return kind == "harmless"; }
 };
+
+// A vendor status code (explain): error_codes.csv. CUDA runtime and driver, NVRTC, nvJitLink,
+// cuDNN, cuBLAS, cuSOLVER, cuFFT, cuSPARSE, cuRAND, NCCL, HIP, HSA, rocBLAS, hipBLAS, MIOpen.
+struct ErrorCodeRow {
+  std::string family;  // "cuda-runtime", "cudnn", "nccl", "hip", ...
+  std::string name;    // as the vendor's header spells it: "cudaErrorNoKernelImageForDevice"
+  std::optional<long> number;      // its value in the newest release
+  std::vector<long> also_numbers;  // values older releases gave the same name (CUDA <= 10.0, cuDNN 8)
+  std::string message;             // the library's own text for it (cudaGetErrorString ...), or ""
+  std::string condition;           // the usual root cause (a condition word), or ""
+  std::string meaning;
+  std::vector<std::string> fix;
+  std::string notes;
+};
+
+// A library's file names and what their version part means (explain): library_stems.csv.
+struct LibraryStemRow {
+  std::string stem;        // "cudart"
+  std::string component;   // "CUDA Runtime"
+  std::string vendor, kind;  // kind: cuda, cuda-math, cudnn, nccl, tensorrt, cutensor, driver, rocm, runtime, zlib, msvc, framework
+  std::string linux_pattern, windows_pattern;  // "libcudart.so.{v}", "cudart64_{v}.dll" ("" none on that OS)
+  std::string version_rule;  // cuda-major, cuda-major-minor-digits, component-major, cudnn-major, tensorrt-major, rocm-soname, none
+  std::string linux_install, windows_install;  // how to get it, steps separated by " ; "
+  std::string notes;
+};
+
+// One concrete library file name and the release it belongs to: library_versions.csv.
+struct LibraryVersionRow {
+  std::string stem, os, file_name, component_version, cuda, notes;
+};
+
+// " ;; "-separated lines (a table's fix column) -> the lines, trimmed, empty ones dropped.
+std::vector<std::string> split_fix(std::string_view cell, std::string_view separator = ";;");
 
 // A GPU's matrix-multiply peaks as its datasheet gives them: gpu_peaks.csv. TFLOP/s, dense (not
 // the "with sparsity" figures), FP32 accumulate for tf32/fp16/bf16. nullopt: the datasheet gives
@@ -179,6 +215,9 @@ class Compat {
   std::vector<PytorchRow> pytorch;         // newest first
   std::vector<JaxRow> jax;                 // newest first
   std::vector<ErrorSignatureRow> error_signatures;  // table order: specific before generic
+  std::vector<ErrorCodeRow> error_codes;
+  std::vector<LibraryStemRow> library_stems;
+  std::vector<LibraryVersionRow> library_versions;
   std::vector<GpuPeakRow> gpu_peaks;
   std::vector<ArchThroughputRow> arch_throughput;  // newest first
 };

@@ -16,7 +16,8 @@ namespace gpuready::knowledge {
 // The tables gpuready needs; a data folder must provide each of them.
 inline constexpr const char* kTableNames[] = {"cuda_driver", "cuda_minor_compat", "cuda_arch",  "gpus",
                                               "cudnn",       "library_names",     "tensorflow", "pytorch",
-                                              "jax",         "error_signatures",  "gpu_peaks",  "arch_throughput"};
+                                              "jax",         "error_signatures",  "gpu_peaks",  "arch_throughput",
+                                              "error_codes", "library_stems",     "library_versions"};
 
 class Knowledge {
  public:

@@ -1,0 +1,785 @@
+// The recognisers (signatures, vendor codes, library names) and the story they make of a log.
+#include "explain/explainer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "explain/log_text.h"
+#include "parse/ascii.h"
+#include "platform/os.h"
+
+namespace gpuready::explain {
+
+struct Explainer::Impl {
+  explicit Impl(const knowledge::Compat& kk) : k(kk) {}
+  const knowledge::Compat& k;
+
+  struct Sig {
+    const knowledge::ErrorSignatureRow* row;
+    std::unique_ptr<Pattern> re;
+    bool multiline;  // the pattern allows whitespace: also tried on the line joined with the next four
+  };
+  std::vector<Sig> sigs;
+  LiteralSet sig_literals;       // id: index into sigs
+  std::vector<uint32_t> always;  // signatures without a required literal (run on every line)
+
+  // Vendor codes.
+  std::unordered_map<std::string, std::vector<const knowledge::ErrorCodeRow*>> code_by_name;  // exact
+  std::unordered_map<std::string, std::vector<const knowledge::ErrorCodeRow*>> code_by_upper;
+  std::unordered_map<std::string, std::vector<std::string>> counterparts;  // runtime <-> driver name of one number
+  LiteralSet messages;  // id: index into message_rows
+  std::vector<const knowledge::ErrorCodeRow*> message_rows;
+  struct NumberRule {
+    std::unique_ptr<Pattern> re;
+    std::string family;  // the family whose number group 1 is
+  };
+  std::vector<NumberRule> number_rules;
+  LiteralSet number_literals;  // id: index into number_rules
+
+  // Library phrases.
+  struct LibPhrase {
+    std::string code;   // "library.missing", "library.undefined-symbol", ...
+    bool name_before;   // the library is named before the phrase ("X: cannot open shared object file")
+  };
+  std::vector<LibPhrase> lib_phrases;
+  LiteralSet lib_literals;  // id: index into lib_phrases
+
+  [[nodiscard]] std::vector<const knowledge::ErrorCodeRow*> rows_by_number(const std::string& family, long n) const;
+};
+
+namespace {
+
+std::string family_label(const std::string& family) {
+  static const std::map<std::string, std::string> labels = {
+      {"cuda-runtime", "CUDA runtime"}, {"cuda-driver", "CUDA driver API"}, {"nvrtc", "NVRTC"},
+      {"nvjitlink", "nvJitLink"},       {"cudnn", "cuDNN"},                  {"cublas", "cuBLAS"},
+      {"cusolver", "cuSOLVER"},         {"cufft", "cuFFT"},                  {"cusparse", "cuSPARSE"},
+      {"curand", "cuRAND"},             {"nccl", "NCCL"},                    {"hip", "HIP"},
+      {"hsa", "HSA (ROCm runtime)"},    {"rocblas", "rocBLAS"},              {"hipblas", "hipBLAS"},
+      {"miopen", "MIOpen"}};
+  auto it = labels.find(family);
+  return it == labels.end() ? family : it->second;
+}
+
+// The word a line must hold for a family's short message text to count as that family's ("out
+// of memory" is CUDA's only on a line that says CUDA).
+std::string family_word(const std::string& family) {
+  if (family == "cuda-runtime" || family == "cuda-driver") return "cuda";
+  if (family == "hsa") return "hsa";
+  return family;
+}
+
+bool is_word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::string shown(std::string_view line) {
+  std::string s(parse::trim(line));
+  if (s.size() > 300) s = s.substr(0, 300) + "...";
+  return s;
+}
+
+void add_unique(std::vector<std::string>& v, const std::string& s) {
+  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// What the machine says about a library file name the error mentions.
+void library_facts(const Snapshot& s, const std::string& name, std::vector<std::string>& out) {
+  const std::string want = parse::ascii_lower(path_file_name(name));
+  std::vector<std::string> where;
+  for (const auto& c : s.libraries.copies)
+    if (parse::ascii_lower(c.file_name) == want || parse::ascii_lower(c.soname) == want) where.push_back(c.path);
+  bool resolved = false;
+  for (const auto& r : s.libraries.resolutions)
+    if (parse::ascii_lower(r.soname) == want && r.path.has()) {
+      out.push_back(fmt::format("this machine: the loader finds {} at {} (via {})", r.soname, r.path.value(), r.via));
+      resolved = true;
+    }
+  if (where.empty()) {
+    out.push_back(fmt::format("this machine: no copy of {} was found", path_file_name(name)));
+    return;
+  }
+  for (const auto& w : where) out.push_back("this machine: " + path_file_name(name) + " is at " + w);
+  if (!resolved) out.push_back("this machine: but the loader does not search that folder (see the fix)");
+}
+
+void driver_facts(const Snapshot& s, std::vector<std::string>& out) {
+  if (!s.nvidia.driver_version.has()) return;
+  out.push_back(fmt::format("this machine: driver {}, which runs CUDA up to {}", s.nvidia.driver_version.value(),
+                            s.nvidia.cuda_driver_version.has() ? s.nvidia.cuda_driver_version.value() : std::string("?")));
+}
+
+// Library file names in `s`: "libcudnn.so.8", "cudart64_110.dll", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"
+// (base names), with where each starts.
+struct NameAt {
+  std::string name;
+  size_t pos;
+};
+std::vector<NameAt> library_names_in(std::string_view s) {
+  std::vector<NameAt> out;
+  const std::string lower = parse::ascii_lower(s);
+  auto name_char = [](char c) { return is_word_char(c) || c == '-' || c == '+' || c == '.'; };
+  for (const char* ext : {".so", ".dll", ".dylib"}) {
+    for (size_t p = lower.find(ext); p != std::string::npos; p = lower.find(ext, p + 1)) {
+      size_t end = p + std::string_view(ext).size();
+      if (end < lower.size() && is_word_char(lower[end]) && lower[end] != '_') {
+        // ".so" inside a word ("also", ".sort"): not a library unless digits follow a dot
+        continue;
+      }
+      if (std::string_view(ext) == ".so") {  // version suffix: .so.12.4.1
+        while (end + 1 < lower.size() && lower[end] == '.' && parse::is_digit(lower[end + 1])) {
+          ++end;
+          while (end < lower.size() && parse::is_digit(lower[end])) ++end;
+        }
+      }
+      size_t b = p;
+      while (b > 0 && name_char(s[b - 1])) --b;
+      if (b == p) continue;  // ".so" alone
+      std::string name(s.substr(b, end - b));
+      while (!name.empty() && name.front() == '.') name.erase(0, 1);
+      if (name.empty() || name == "so" || name == "dll") continue;
+      if (std::none_of(out.begin(), out.end(), [&](const NameAt& n) { return n.name == name; }))
+        out.push_back({name, b});
+    }
+  }
+  // "-lcudart" (a linker's "cannot find -lX")
+  for (size_t p = lower.find("-l"); p != std::string::npos; p = lower.find("-l", p + 2)) {
+    if (p > 0 && !parse::is_space(lower[p - 1])) continue;
+    size_t e = p + 2;
+    while (e < lower.size() && (is_word_char(lower[e]) || lower[e] == '+' || lower[e] == '-')) ++e;
+    if (e > p + 2) out.push_back({"lib" + std::string(s.substr(p + 2, e - p - 2)) + ".so", p});
+  }
+  std::sort(out.begin(), out.end(), [](const NameAt& a, const NameAt& b) { return a.pos < b.pos; });
+  return out;
+}
+
+// The install steps of a library_stems.csv cell (" ; "-separated) for the version the text asked
+// for: of alternatives written "pkg-cu11 (CUDA 11), pkg-cu12 (CUDA 12)" only the one for that
+// CUDA major is kept.
+std::vector<std::string> install_steps(const std::string& cell, const std::string& release) {
+  std::vector<std::string> out;
+  std::string major;  // "11" of "CUDA 11.x" / "CUDA 11.0 ..."
+  if (const size_t c = release.find("CUDA "); c != std::string::npos) {
+    size_t e = c + 5;
+    while (e < release.size() && parse::is_digit(release[e])) ++e;
+    major = release.substr(c + 5, e - c - 5);
+  }
+  for (auto step : knowledge::split_fix(cell, " ; ")) {
+    if (!major.empty() && step.find("(CUDA ") != std::string::npos && step.find(", ") != std::string::npos) {
+      const size_t colon = step.find(": ");
+      const std::string head = colon == std::string::npos ? "" : step.substr(0, colon + 2);
+      const std::string body = colon == std::string::npos ? step : step.substr(colon + 2);
+      std::string keep;
+      for (size_t pos = 0; pos <= body.size();) {
+        const size_t next = body.find(", ", pos);
+        const std::string alt = body.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        if (alt.find("(CUDA " + major + ")") != std::string::npos || alt.find("(CUDA " + major + ",") != std::string::npos ||
+            alt.find("(CUDA " + major + " ") != std::string::npos)
+          keep = alt;
+        if (next == std::string::npos) break;
+        pos = next + 2;
+      }
+      if (!keep.empty()) step = head + keep;
+    }
+    out.push_back(step);
+  }
+  return out;
+}
+
+// "{v}" and "{major}" in an install step replaced by the version the text asked for.
+std::string fill(std::string tmpl, const LibraryName& n) {
+  const std::string major = n.version.substr(0, n.version.find('.'));
+  for (const auto& [key, val] : {std::pair<std::string, std::string>{"{v}", n.version}, {"{major}", major}}) {
+    for (size_t p = tmpl.find(key); p != std::string::npos; p = tmpl.find(key, p + val.size())) tmpl.replace(p, key.size(), val);
+  }
+  return tmpl;
+}
+
+}  // namespace
+
+std::vector<const knowledge::ErrorCodeRow*> Explainer::Impl::rows_by_number(const std::string& family, long n) const {
+  std::vector<const knowledge::ErrorCodeRow*> out;
+  for (const auto& r : k.error_codes) {
+    if (r.family != family) continue;
+    if ((r.number && *r.number == n) ||
+        std::find(r.also_numbers.begin(), r.also_numbers.end(), n) != r.also_numbers.end())
+      out.push_back(&r);
+  }
+  // The current number first: "CUDA error 35" is cudaErrorInsufficientDriver in every release
+  // since 10.1 (and was before); an old number only when no current one has it.
+  std::stable_partition(out.begin(), out.end(), [&](const knowledge::ErrorCodeRow* r) { return r->number && *r->number == n; });
+  return out;
+}
+
+std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::string_view file) {
+  const std::string base = path_file_name(std::string(file));
+  const std::string lower = parse::ascii_lower(base);
+  std::optional<LibraryName> best;
+  size_t best_fixed = 0;  // the longest fixed part wins: cudnn_cnn_infer64_8 over cudnn64_8
+  for (const auto& row : k.library_stems) {
+    for (const bool win : {false, true}) {
+      const std::string& pat = win ? row.windows_pattern : row.linux_pattern;
+      if (pat.empty()) continue;
+      const std::string p = parse::ascii_lower(pat);
+      const size_t v = p.find("{v}");
+      std::string version;
+      size_t fixed = p.size();
+      if (v == std::string::npos) {
+        if (lower != p) {
+          // "libcudart.so" (unversioned) for a "libcudart.so.{v}" row is handled below
+          continue;
+        }
+      } else {
+        const std::string pre = p.substr(0, v), post = p.substr(v + 3);
+        fixed = pre.size() + post.size();
+        if (lower.size() < fixed || lower.compare(0, pre.size(), pre) != 0 ||
+            lower.compare(lower.size() - post.size(), post.size(), post) != 0)
+          continue;
+        version = base.substr(pre.size(), lower.size() - fixed);
+        if (version.empty() || !std::all_of(version.begin(), version.end(), [](char c) { return parse::is_digit(c) || c == '.'; }))
+          continue;
+      }
+      if (best && fixed <= best_fixed) continue;
+      LibraryName n;
+      n.file = base;
+      n.stem = row.stem;
+      n.component = row.component;
+      n.kind = row.kind;
+      n.version = version;
+      n.windows = win;
+      n.row = &row;
+      best = std::move(n);
+      best_fixed = fixed;
+    }
+  }
+  if (!best) {
+    // An unversioned development name ("libcudart.so") for a versioned row.
+    for (const auto& row : k.library_stems) {
+      const std::string p = parse::ascii_lower(row.linux_pattern);
+      const size_t v = p.find(".{v}");
+      if (v != std::string::npos && v + 4 == p.size() && lower == p.substr(0, v)) {
+        best = LibraryName{base, row.stem, row.component, row.kind, "", "", false, &row};
+        break;
+      }
+    }
+  }
+  if (!best) return std::nullopt;
+  LibraryName& n = *best;
+  const std::string& rule = n.row->version_rule;
+  if (!n.version.empty()) {
+    if (rule == "cuda-major-minor-digits" && n.windows && parse::all_digits(n.version)) {
+      // cudart64_110.dll: 11.0 (all of 11.x); cudart64_101.dll: 10.1; cudart64_12.dll: 12.x; cudart64_80.dll: 8.0
+      const std::string& d = n.version;
+      if (d.size() == 3) n.release = fmt::format("CUDA {}.{}", d.substr(0, 2), d.substr(2));
+      else if (d.size() == 2 && std::stoi(d) >= 12) n.release = fmt::format("CUDA {}.x", d);
+      else if (d.size() == 2) n.release = fmt::format("CUDA {}.{}", d.substr(0, 1), d.substr(1));
+      else n.release = "CUDA " + d;
+    } else if (rule.rfind("cuda", 0) == 0) {
+      n.release = "CUDA " + (n.version.find('.') == std::string::npos ? n.version + ".x" : n.version);
+    } else if (rule == "cudnn-major") {
+      n.release = "cuDNN " + n.version;
+    } else if (rule == "tensorrt-major") {
+      n.release = "TensorRT " + n.version;
+    } else if (rule == "component-major" || rule == "rocm-soname") {
+      n.release = n.version;
+    }
+  }
+  // A concrete file name the tables know: its CUDA line.
+  for (const auto& v : k.library_versions) {
+    if (parse::iequals(v.file_name, base) && !v.cuda.empty()) {
+      n.release = v.component_version + (v.cuda == "n/a" ? std::string() : std::string(" (") + (n.kind == "rocm" ? "ROCm " : "CUDA ") + v.cuda + ")");
+      break;
+    }
+  }
+  return best;
+}
+
+Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(k)) {
+  Impl& m = *impl_;
+  for (const auto& row : k.error_signatures) {
+    std::string why;
+    auto re = Pattern::compile(row.pattern, &why);
+    if (!re) throw std::logic_error("error signature " + row.code + ": the pattern does not compile: " + why);
+    const uint32_t id = static_cast<uint32_t>(m.sigs.size());
+    m.sigs.push_back({&row, std::move(re), row.pattern.find("\\s") != std::string::npos});
+    const auto lits = required_literals(row.pattern);
+    if (lits.empty()) m.always.push_back(id);
+    for (const auto& l : lits) m.sig_literals.add(l, id);
+  }
+  m.sig_literals.build();
+
+  for (const auto& r : k.error_codes) {
+    m.code_by_name[r.name].push_back(&r);
+    std::string up = r.name;
+    for (auto& c : up) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    if (up != r.name) m.code_by_upper[up].push_back(&r);
+    // Messages of 10 characters or more that are not the code's own name (cuDNN's messages are).
+    if (r.message.size() >= 10 && r.message != r.name) {
+      std::string msg = parse::ascii_lower(r.message);
+      // NCCL's "unhandled system error (run with NCCL_DEBUG=INFO for details)": the part before
+      // the parenthesis is what frameworks print.
+      if (const size_t paren = msg.find(" ("); paren != std::string::npos && paren >= 10) msg.resize(paren);
+      m.messages.add(msg, static_cast<uint32_t>(m.message_rows.size()));
+      m.message_rows.push_back(&r);
+    }
+  }
+  m.messages.build();
+  // The runtime and driver API share numbers since CUDA 10.1: one number, two names.
+  for (const auto& a : k.error_codes) {
+    if (a.family != "cuda-runtime" || !a.number || *a.number == 0) continue;
+    for (const auto& b : k.error_codes)
+      if (b.family == "cuda-driver" && b.number && *b.number == *a.number) {
+        m.counterparts[a.name].push_back(b.name);
+        m.counterparts[b.name].push_back(a.name);
+      }
+  }
+  // Numbers, where the line says whose number it is. Group 1: the number.
+  const std::vector<std::tuple<const char*, const char*, std::vector<const char*>>> numbers = {
+      {"cuda-runtime", R"(cuda(?:\s+runtime)?\s+error(?:\s+code)?\s*[:=]?\s*\(?\s*([0-9]{1,4})\b(?!\.))",
+       {"cuda error", "cuda runtime error"}},
+      {"cuda-runtime", R"(cudaError(?:_t)?\s*[:=]?\s*\(?([0-9]{1,4})\)?)", {"cudaerror"}},
+      {"cuda-runtime", R"(\bcuda[A-Za-z]+\(\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
+       {"returned", "failed with"}},
+      {"cuda-runtime", R"(THCudaCheck FAIL\b.*\berror\s*=\s*([0-9]{1,4})\b)", {"thcudacheck fail"}},
+      {"cuda-driver", R"(cuda\s+driver\s+error(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"cuda driver error"}},
+      {"cuda-driver", R"(\bcu[A-Z][A-Za-z]+\(?\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
+       {"returned", "failed with"}},
+      {"cuda-driver", R"(CUresult\s*[:=]?\s*([0-9]{1,4})\b)", {"curesult"}},
+      {"cublas", R"(cublas(?:\s+(?:error|status))?\s*[:=]\s*([0-9]{1,2})\b)", {"cublas"}},
+      {"hip", R"(hip(?:\s+runtime)?\s+error\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"hip error", "hip runtime error"}},
+  };
+  for (const auto& [family, re, lits] : numbers) {
+    std::string why;
+    auto p = Pattern::compile(re, &why);
+    if (!p) throw std::logic_error(std::string("explain number rule: ") + why);
+    // PCRE2 and std::regex both take (?!...): a lookahead, not a lookbehind.
+    const auto id = static_cast<uint32_t>(m.number_rules.size());
+    m.number_rules.push_back({std::move(p), family});
+    for (const char* l : lits) m.number_literals.add(l, id);
+  }
+  m.number_literals.build();
+
+  const std::vector<std::tuple<const char*, const char*, bool>> phrases = {
+      {"cannot open shared object file", "library.missing", true},
+      {"could not load dynamic library", "library.missing", false},
+      {"could not load library", "library.missing", false},
+      {"could not locate", "library.missing", false},
+      {"unable to load", "library.missing", false},
+      {"failed to load", "library.missing", false},
+      {"error loading", "library.missing", false},
+      {"or one of its dependencies", "library.missing", true},
+      {"cannot load library", "library.missing", false},
+      {"failed to open", "library.missing", false},
+      {"make sure that", "library.missing", false},
+      {"couldn't open cuda library", "library.missing", false},
+      {"could not open", "library.missing", false},
+      {"library not found", "library.missing", true},
+      {"no such file or directory", "library.missing", true},
+      {"dlopen", "library.missing", false},
+      {"undefined symbol", "library.undefined-symbol", true},
+      {"not found (required by", "library.version-not-found", false},
+      {"cannot find -l", "library.link-missing", false},
+  };
+  for (const auto& [phrase, code, before] : phrases) {
+    m.lib_literals.add(phrase, static_cast<uint32_t>(m.lib_phrases.size()));
+    m.lib_phrases.push_back({code, before});
+  }
+  m.lib_literals.build();
+}
+
+Explainer::~Explainer() = default;
+
+const Explainer& Explainer::embedded() {
+  static const Explainer e(knowledge::Compat::embedded());
+  return e;
+}
+
+namespace {
+
+// One recognition before the story is told.
+struct Found {
+  Match m;
+  bool from_signature = false;
+  bool optional_library = false;  // TensorRT: TensorFlow tries it at start-up and runs without it
+};
+
+Match code_match(const knowledge::ErrorCodeRow& r, const std::vector<std::string>& counterparts) {
+  Match x;
+  x.code = "code." + r.name;
+  x.title = fmt::format("{} {}{}", family_label(r.family), r.name, r.number ? fmt::format(" ({})", *r.number) : "");
+  x.cause = r.meaning.empty() ? fmt::format("{} returned {}.", family_label(r.family), r.name) : r.meaning;
+  if (!r.message.empty() && r.message != r.name) x.cause += fmt::format(" (its message: \"{}\")", r.message);
+  x.fix = r.fix;
+  if (x.fix.empty())
+    x.fix.push_back(fmt::format("Look up {} in the {} documentation; the call that returned it is in the lines above", r.name,
+                                family_label(r.family)));
+  x.root.push_back(r.name);
+  for (const auto& c : counterparts) add_unique(x.root, c);
+  add_unique(x.root, r.condition);
+  x.tier = r.condition.empty() ? 1 : 2;
+  return x;
+}
+
+}  // namespace
+
+std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* machine) const {
+  const Impl& m = *impl_;
+  std::string kept;
+  if (text.size() > kMaxBytes) {  // the start (what was set up) and the end (where it failed)
+    kept.assign(text.substr(0, kMaxBytes / 2));
+    kept += "\n";
+    kept.append(text.substr(text.size() - kMaxBytes / 2));
+    text = kept;
+  }
+  const std::vector<LogLine> lines = split_log(text);
+  const std::string whole_lower = parse::ascii_lower(text);
+
+  // Signature candidates per line (by their literals), and multiline signatures whose literal is
+  // up to four lines further on.
+  std::vector<std::vector<uint32_t>> cands(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    for (const auto& h : m.sig_literals.find_all(lines[i].lower)) {
+      cands[i].push_back(h.id);
+      if (m.sigs[h.id].multiline)
+        for (size_t back = 1; back <= 4 && back <= i; ++back) cands[i - back].push_back(h.id);
+    }
+  }
+
+  std::vector<Found> found;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const LogLine& L = lines[i];
+    std::vector<uint32_t>& c = cands[i];
+    c.insert(c.end(), m.always.begin(), m.always.end());
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+
+    std::optional<Found> sig_found;
+    std::string window;
+    for (uint32_t id : c) {
+      const auto& sig = m.sigs[id];
+      auto hit = sig.re->search(L.text);
+      if (!hit && sig.multiline && i + 1 < lines.size()) {
+        if (window.empty()) {
+          window = L.text;
+          for (size_t j = i + 1; j < lines.size() && j < i + 5; ++j) window += "\n" + lines[j].text;
+        }
+        hit = sig.re->search(window);
+        if (hit && hit->begin >= L.text.size()) hit.reset();
+      }
+      if (!hit) continue;
+      const auto& row = *sig.row;
+      if (!row.context.empty() && whole_lower.find(parse::ascii_lower(row.context)) == std::string::npos) continue;
+      Found f;
+      f.from_signature = true;
+      f.m.code = row.code;
+      f.m.title = row.title;
+      f.m.cause = row.cause;
+      f.m.fix = row.fix;
+      f.m.harmless = row.harmless();
+      f.m.line = L.number;
+      f.m.tier = row.kind == "generic" ? 0 : 3;
+      f.m.evidence.push_back("your text: " + shown(L.text));
+      for (const auto& g : hit->groups) f.m.groups.push_back(g.value_or(""));
+      for (const auto& t : row.root) {
+        if (t.size() == 2 && t[0] == '$' && parse::is_digit(t[1])) {  // "$1": the library the line names
+          const size_t gi = static_cast<size_t>(t[1] - '1');
+          if (gi < hit->groups.size() && hit->groups[gi]) add_unique(f.m.root, path_file_name(*hit->groups[gi]));
+        } else {
+          add_unique(f.m.root, t);
+        }
+      }
+      sig_found = std::move(f);
+      break;  // one signature per line: the first (most specific) in table order
+    }
+
+    // Vendor codes on the line: by name, by number in context, by message text.
+    std::vector<const knowledge::ErrorCodeRow*> codes;
+    auto take = [&](const knowledge::ErrorCodeRow* r) {
+      if (std::find(codes.begin(), codes.end(), r) == codes.end()) codes.push_back(r);
+    };
+    for (size_t p = 0; p < L.text.size();) {
+      if (!is_word_char(L.text[p])) {
+        ++p;
+        continue;
+      }
+      size_t e = p;
+      while (e < L.text.size() && is_word_char(L.text[e])) ++e;
+      if (e - p >= 6) {
+        const std::string tok = L.text.substr(p, e - p);
+        if (auto it = m.code_by_name.find(tok); it != m.code_by_name.end()) {
+          for (const auto* r : it->second) take(r);
+        } else {
+          // CUDNN_STATUS_x in lower case, or as a binding spells it in camel case
+          // ("libcudnn.cudnnStatusArchMismatch", "cublasStatusNotInitialized").
+          std::string up, snake;
+          for (size_t q = 0; q < tok.size(); ++q) {
+            const char ch = tok[q];
+            const bool upper = ch >= 'A' && ch <= 'Z';
+            if (upper && q > 0 && ((tok[q - 1] >= 'a' && tok[q - 1] <= 'z') || parse::is_digit(tok[q - 1]))) snake += '_';
+            const char U = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+            up += U;
+            snake += U;
+          }
+          for (const std::string* cand : {&up, &snake}) {
+            if (cand->find('_') == std::string::npos) continue;
+            if (auto u = m.code_by_name.find(*cand); u != m.code_by_name.end()) {
+              for (const auto* r : u->second) take(r);
+              break;
+            }
+          }
+        }
+      }
+      p = e;
+    }
+    if (codes.empty()) {
+      std::set<uint32_t> tried;
+      for (const auto& h : m.number_literals.find_all(L.lower)) {
+        if (!tried.insert(h.id).second) continue;
+        const auto& rule = m.number_rules[h.id];
+        auto hit = rule.re->search(L.text);
+        if (!hit || hit->groups.empty() || !hit->groups[0]) continue;
+        const long n = std::stol(*hit->groups[0]);
+        if (n == 0) continue;
+        // "error=46 : all CUDA-capable devices are busy": where the line also has the code's
+        // message, it picks between today's number and an older release's; else today's.
+        const auto rows = m.rows_by_number(rule.family, n);
+        const knowledge::ErrorCodeRow* pick = rows.empty() ? nullptr : rows.front();
+        for (const auto* r : rows)
+          if (!r->message.empty() && L.lower.find(parse::ascii_lower(r->message)) != std::string::npos) {
+            pick = r;
+            break;
+          }
+        if (pick) take(pick);
+        if (!codes.empty()) break;
+      }
+    }
+    if (codes.empty()) {
+      for (const auto& h : m.messages.find_all(L.lower)) {
+        const auto* r = m.message_rows[h.id];
+        const size_t b = h.end - h.length;
+        if ((b > 0 && is_word_char(L.lower[b - 1])) || (h.end < L.lower.size() && is_word_char(L.lower[h.end]))) continue;
+        // A short message counts only on a line that names its library ("out of memory" alone is anyone's).
+        if (h.length < 28 && L.lower.find(family_word(r->family)) == std::string::npos) continue;
+        take(r);
+      }
+      // One message, several families (CUDA and HIP): the line's own family first. Several codes
+      // of one family with the same message ("device kernel image is invalid": 200 and 300) stay
+      // together: the text cannot tell them apart.
+      if (codes.size() > 1) {
+        std::stable_partition(codes.begin(), codes.end(),
+                              [&](const knowledge::ErrorCodeRow* r) { return L.lower.find(family_word(r->family)) != std::string::npos; });
+        const std::string fam = codes.front()->family, msg = codes.front()->message;
+        codes.erase(std::remove_if(codes.begin() + 1, codes.end(),
+                                   [&](const knowledge::ErrorCodeRow* r) { return r->family != fam || r->message != msg; }),
+                    codes.end());
+      }
+    }
+
+    // Library names after a "cannot open / could not load / undefined symbol" phrase.
+    std::optional<Found> lib_found;
+    if (const auto phrase_hits = m.lib_literals.find_all(L.lower); !phrase_hits.empty()) {
+      const auto names = library_names_in(L.text);
+      if (!names.empty()) {
+        const auto& ph = m.lib_phrases[phrase_hits.front().id];
+        const size_t at = phrase_hits.front().end - phrase_hits.front().length;
+        // The library the phrase is about: before it ("X: cannot open shared object file") or after it.
+        const NameAt* primary = nullptr;
+        for (const auto& n : names) {
+          if (ph.name_before ? n.pos < at : n.pos > at) {
+            if (ph.name_before || !primary) primary = &n;  // the last before, or the first after
+          }
+        }
+        if (!primary) primary = &names.front();
+        const bool explicit_phrase = ph.code != "library.missing" ||
+                                     L.lower.find("no such file or directory") == std::string::npos ||
+                                     L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos;
+        const auto decoded = decode_library_name(m.k, primary->name);
+        if (explicit_phrase && (decoded || ph.code != "library.missing" || phrase_hits.front().length > 12)) {
+          Found f;
+          f.m.code = ph.code;
+          f.m.line = L.number;
+          f.m.tier = 3;
+          f.m.evidence.push_back("your text: " + shown(L.text));
+          const std::string what = decoded ? fmt::format("{} ({}{})", primary->name, decoded->component,
+                                                         decoded->release.empty() ? "" : ", " + decoded->release)
+                                           : primary->name;
+          if (ph.code == "library.missing") {
+            f.m.title = "A library could not be loaded: " + what;
+            f.m.cause = fmt::format("The program asked the loader for {} and it was not found in any folder the loader searches "
+                                    "(or one of its own dependencies was not).", what);
+          } else if (ph.code == "library.undefined-symbol") {
+            f.m.title = "A library does not match the one it was built against: " + what;
+            f.m.cause = fmt::format("{} was loaded, but a function it needs is not in the copy of its dependency that "
+                                    "was found: two components of different versions are mixed.", what);
+          } else if (ph.code == "library.version-not-found") {
+            f.m.title = "A library is older than the program needs: " + what;
+            f.m.cause = fmt::format("{} was found, but it lacks the symbol version the program was built against.", what);
+          } else {
+            f.m.title = "The linker cannot find a library: " + what;
+            f.m.cause = fmt::format("The link step asked for {} and it is not in the linker's search folders.", what);
+          }
+          if (decoded && decoded->row) {
+            const auto& row = *decoded->row;
+            const std::string step = decoded->windows ? row.windows_install : row.linux_install;
+            for (const auto& s : install_steps(fill(step, *decoded), decoded->release)) add_unique(f.m.fix, "Install it: " + s);
+            if (!decoded->release.empty())
+              f.m.evidence.push_back(fmt::format("decoded: {} is {} {}", primary->name, decoded->component, decoded->release));
+          }
+          if (ph.code == "library.missing") {
+            if (decoded && decoded->windows)
+              add_unique(f.m.fix, "Put the folder that holds it on PATH (Python 3.8+: os.add_dll_directory(folder) before the import)");
+            else
+              add_unique(f.m.fix, "If it is installed, add its folder to the loader path: sudo ldconfig, or "
+                                  "export LD_LIBRARY_PATH=<folder>:$LD_LIBRARY_PATH");
+            add_unique(f.m.fix, "If the program asks for another version than you have, install the build of the program "
+                                "made for your version instead (or that version alongside)");
+          } else if (ph.code == "library.undefined-symbol" || ph.code == "library.version-not-found") {
+            add_unique(f.m.fix, "Make the versions agree: reinstall the packages from one release set (e.g. the framework's "
+                                "own pinned nvidia-* wheels) and take stale copies off LD_LIBRARY_PATH");
+          } else {
+            add_unique(f.m.fix, "Install the development package that provides it and pass its folder with -L<folder>");
+          }
+          f.m.root.push_back(primary->name);
+          for (const auto& n : names) add_unique(f.m.root, n.name);
+          if (decoded && decoded->kind == "msvc") add_unique(f.m.root, "msvc-runtime");
+          if (machine) library_facts(*machine, primary->name, f.m.evidence);
+          f.optional_library = decoded && decoded->kind == "tensorrt" && ph.code == "library.missing";
+          lib_found = std::move(f);
+        }
+      }
+    }
+    // libstdc++'s "version `GLIBCXX_3.4.30' not found": the C++ runtime is older than the build.
+    if (L.lower.find("version `glibcxx_") != std::string::npos || L.lower.find("version 'glibcxx_") != std::string::npos) {
+      if (!lib_found) {
+        Found f;
+        f.m.code = "library.libstdcxx-too-old";
+        f.m.line = L.number;
+        f.m.tier = 3;
+        f.m.evidence.push_back("your text: " + shown(L.text));
+        f.m.title = "The C++ runtime found first is older than the program needs";
+        f.m.cause = "A libstdc++.so.6 without the GLIBCXX version the extension was built with is loaded first (the system's "
+                    "is older, or an environment's older copy shadows a newer one).";
+        lib_found = std::move(f);
+      }
+      lib_found->m.title = "The C++ runtime found first is older than the program needs";
+      lib_found->m.fix.insert(lib_found->m.fix.begin(),
+                              {"conda: conda install -c conda-forge libstdcxx-ng (or libstdcxx) in that environment",
+                               "Or load the newer system copy first: export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH"});
+      add_unique(lib_found->m.root, "libstdcxx-too-old");
+      add_unique(lib_found->m.root, "libstdc++.so.6");
+    }
+
+    // One entry per line: the signature (if any) takes what the decoders found on its line.
+    std::vector<Match> code_matches;
+    std::vector<std::string> alternatives;  // codes the same message names, after the first
+    for (size_t a = 1; a < codes.size(); ++a)
+      if (codes[a]->message == codes[0]->message && !codes[0]->message.empty()) alternatives.push_back(codes[a]->name);
+    for (const auto* r : codes) {
+      if (std::find(alternatives.begin(), alternatives.end(), r->name) != alternatives.end()) {
+        auto& first = code_matches.front();
+        add_unique(first.root, r->name);
+        if (auto cp = m.counterparts.find(r->name); cp != m.counterparts.end())
+          for (const auto& c : cp->second) add_unique(first.root, c);
+        first.evidence.push_back(fmt::format("the same message is also {} {}: {}", family_label(r->family), r->name, r->meaning));
+        continue;
+      }
+      auto cp = m.counterparts.find(r->name);
+      Match x = code_match(*r, cp == m.counterparts.end() ? std::vector<std::string>{} : cp->second);
+      x.line = L.number;
+      x.evidence.push_back("your text: " + shown(L.text));
+      if (machine && (r->condition == "driver-too-old" || r->condition == "driver-not-loaded")) driver_facts(*machine, x.evidence);
+      code_matches.push_back(std::move(x));
+    }
+    // TensorFlow's start-up probe for TensorRT ("Could not load dynamic library 'libnvinfer.so.7'")
+    // is only a failure for someone who uses TF-TRT.
+    if (lib_found && lib_found->optional_library && L.lower.find("dso_loader") != std::string::npos &&
+        (!sig_found || !sig_found->m.harmless)) {
+      Found& t = sig_found ? *sig_found : *lib_found;
+      t.m.harmless = true;
+      t.m.title = "TensorFlow did not find TensorRT (optional): " + lib_found->m.root.front();
+      t.m.cause = "Harmless unless you use TF-TRT: TensorFlow tries to load TensorRT at start-up and runs without it.";
+      t.m.fix = {"Nothing to do unless you use TF-TRT; then install the TensorRT version TensorFlow names (pip install tensorrt)"};
+      t.m.code = "tf.tensorrt-optional";
+      if (sig_found) lib_found.reset();
+    }
+    if (sig_found) {
+      Match& s = sig_found->m;
+      for (auto& x : code_matches) {
+        for (const auto& t : x.root) add_unique(s.root, t);
+        s.evidence.push_back(fmt::format("decoded: {}: {}", x.title, x.cause));
+        if (s.tier == 0) s.tier = std::max(s.tier, x.tier);
+      }
+      if (lib_found) {
+        for (const auto& t : lib_found->m.root) add_unique(s.root, t);
+        for (size_t e = 1; e < lib_found->m.evidence.size(); ++e) s.evidence.push_back(lib_found->m.evidence[e]);
+        if (!s.harmless)
+          for (const auto& fx : lib_found->m.fix) add_unique(s.fix, fx);
+      }
+      if (machine && !s.harmless) {
+        const bool about_driver = std::find(s.root.begin(), s.root.end(), "driver-too-old") != s.root.end() ||
+                                  s.code.find("driver") != std::string::npos;
+        if (about_driver) driver_facts(*machine, s.evidence);
+      }
+      found.push_back(std::move(*sig_found));
+    } else if (lib_found) {
+      for (auto& x : code_matches)
+        for (const auto& t : x.root) add_unique(lib_found->m.root, t);
+      found.push_back(std::move(*lib_found));
+    } else {
+      for (auto& x : code_matches) found.push_back({std::move(x), false});
+    }
+  }
+
+  // The story: one entry per code (repeats counted), the root cause first.
+  std::vector<Match> out;
+  for (auto& f : found) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const Match& o) {
+      return o.code == f.m.code && (f.m.code.rfind("library.", 0) != 0 || o.root == f.m.root);
+    });
+    if (same != out.end()) {
+      ++same->count;
+      continue;
+    }
+    out.push_back(std::move(f.m));
+  }
+  // Root cause: the earliest failure that names a cause (tier >= 2); else the earliest failure.
+  Match* root = nullptr;
+  for (int min_tier : {2, 0}) {
+    for (auto& o : out)
+      if (!o.harmless && o.tier >= min_tier && (!root || o.line < root->line)) root = &o;
+    if (root) break;
+  }
+  if (root) root->root_cause = true;
+  std::stable_sort(out.begin(), out.end(), [](const Match& a, const Match& b) {
+    auto rank = [](const Match& x) { return x.root_cause ? 0 : x.harmless ? 2 : 1; };
+    return rank(a) < rank(b);
+  });
+  return out;
+}
+
+nlohmann::json explain_to_json(const std::vector<Match>& matches) {
+  nlohmann::json j;
+  j["schema"] = kExplainSchema;
+  j["recognised"] = !matches.empty();
+  j["failure"] = std::any_of(matches.begin(), matches.end(), [](const Match& m) { return !m.harmless; });
+  j["matches"] = nlohmann::json::array();
+  for (const auto& m : matches)
+    j["matches"].push_back({{"code", m.code},
+                            {"title", m.title},
+                            {"cause", m.cause},
+                            {"fix", m.fix},
+                            {"evidence", m.evidence},
+                            {"groups", m.groups},
+                            {"root", m.root},
+                            {"harmless", m.harmless},
+                            {"root_cause", m.root_cause},
+                            {"line", m.line},
+                            {"count", m.count}});
+  return j;
+}
+
+}  // namespace gpuready::explain

@@ -1,0 +1,53 @@
+// Many literal texts found in one pass over a line (Aho-Corasick over lower-case ASCII bytes):
+// which signatures could match it, which vendor messages and library phrases it holds. A log of
+// 1 MiB is read once, whatever the number of literals.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuready::explain {
+
+class LiteralSet {
+ public:
+  // Adds a literal (compared with lower-cased text: give it in lower case) standing for `id`.
+  void add(std::string_view literal, uint32_t id);
+  // Builds the automaton; add() after build() is not allowed.
+  void build();
+
+  struct Hit {
+    uint32_t id;
+    size_t end;  // one past the literal's last byte in the text
+    size_t length;
+  };
+  // Every occurrence of every literal in `lower_text` (already lower-cased).
+  [[nodiscard]] std::vector<Hit> find_all(std::string_view lower_text) const;
+  [[nodiscard]] bool empty() const { return outputs_.empty(); }
+
+ private:
+  struct Node {
+    int32_t fail = 0;
+    int32_t out = -1;        // first output of this node (index into outputs_), -1 none
+    int32_t dict_link = -1;  // nearest node on the fail chain that has outputs
+  };
+  struct Output {
+    uint32_t id;
+    uint32_t length;
+    int32_t next;  // the node's next output, -1
+  };
+  // The literals' bytes each get a class (1..k); every other byte is class 0, which no literal
+  // holds: transitions are nodes x (k+1), not nodes x 256.
+  std::vector<std::string> pending_;
+  std::vector<uint32_t> pending_ids_;
+  uint8_t class_of_[256] = {};
+  size_t classes_ = 1;
+  std::vector<Node> nodes_;
+  std::vector<int32_t> next_;  // node * classes_ + class -> node (-1 while building the trie)
+  std::vector<Output> outputs_;
+  bool built_ = false;
+};
+
+}  // namespace gpuready::explain

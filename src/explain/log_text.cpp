@@ -1,0 +1,95 @@
+// Splitting a paste into the lines explain reads.
+#include "explain/log_text.h"
+
+#include "parse/ascii.h"
+
+namespace gpuready::explain {
+namespace {
+
+bool is_csi_final(char c) { return c >= 0x40 && c <= 0x7e; }
+
+// "[0m", "[31;1m", "[K" at i (a colour sequence whose ESC byte was lost in copying): its length, or 0.
+size_t bare_sgr_length(std::string_view s, size_t i) {
+  if (s[i] != '[') return 0;
+  size_t j = i + 1;
+  while (j < s.size() && j - i <= 12 && (parse::is_digit(s[j]) || s[j] == ';')) ++j;
+  if (j < s.size() && (s[j] == 'm' || (s[j] == 'K' && j == i + 1))) {
+    // "[0m" but not "[m]" or a list index "[3]": the letter ends the sequence.
+    if (s[j] == 'm' && j == i + 1) return 0;
+    return j - i + 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string strip_terminal_sequences(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '\x1b') {
+      if (i + 1 < s.size() && s[i + 1] == '[') {  // CSI: parameters, then a final byte
+        size_t j = i + 2;
+        while (j < s.size() && !is_csi_final(s[j])) ++j;
+        i = j < s.size() ? j + 1 : j;
+      } else if (i + 1 < s.size() && s[i + 1] == ']') {  // OSC: up to BEL or ESC '\'
+        size_t j = i + 2;
+        while (j < s.size() && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+        i = j < s.size() ? (s[j] == '\x07' ? j + 1 : j + 2) : j;
+      } else {
+        i += 2;  // a two-byte escape
+      }
+      continue;
+    }
+    if (c == '[') {
+      if (const size_t n = bare_sgr_length(s, i)) {
+        i += n;
+        continue;
+      }
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+std::vector<LogLine> split_log(std::string_view text) {
+  std::vector<LogLine> lines;
+  size_t number = 1;
+  size_t start = 0;
+  auto emit = [&](size_t end) {
+    std::string_view raw = text.substr(start, end - start);
+    const bool has_escape = raw.find('\x1b') != std::string_view::npos || raw.find("[0m") != std::string_view::npos ||
+                            raw.find("m[") != std::string_view::npos;
+    std::string t = has_escape ? strip_terminal_sequences(raw) : std::string(raw);
+    const std::string_view trimmed = parse::trim(t);
+    if (!trimmed.empty()) {
+      LogLine l;
+      l.text.assign(trimmed);
+      l.lower = parse::ascii_lower(l.text);
+      l.number = number;
+      lines.push_back(std::move(l));
+    }
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      emit(i);
+      start = i + 1;
+      ++number;
+    } else if (c == '\r') {
+      emit(i);
+      start = i + 1;
+      if (i + 1 < text.size() && text[i + 1] == '\n') {
+        ++i;
+        start = i + 1;
+        ++number;
+      }
+    }
+  }
+  if (start < text.size()) emit(text.size());
+  return lines;
+}
+
+}  // namespace gpuready::explain

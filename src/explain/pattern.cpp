@@ -1,0 +1,126 @@
+// The two engines behind Pattern: PCRE2 (JIT, match and depth limits) and std::regex.
+#include "explain/pattern.h"
+
+#include <regex>
+
+#if GPUREADY_HAVE_PCRE2
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#endif
+
+namespace gpuready::explain {
+namespace {
+
+#if GPUREADY_HAVE_PCRE2
+class Pcre2Pattern final : public Pattern {
+ public:
+  explicit Pcre2Pattern(pcre2_code* code) : code_(code) {
+    // Without JIT support (some CPUs, some builds) PCRE2 interprets the pattern: slower, still bounded.
+    (void)pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
+    mctx_ = pcre2_match_context_create(nullptr);
+    // Far above what any signature needs on any line; a pathological subject stops here.
+    pcre2_set_match_limit(mctx_, 1'000'000);
+    pcre2_set_depth_limit(mctx_, 10'000);
+  }
+  ~Pcre2Pattern() override {
+    pcre2_match_context_free(mctx_);
+    pcre2_code_free(code_);
+  }
+  Pcre2Pattern(const Pcre2Pattern&) = delete;
+  Pcre2Pattern& operator=(const Pcre2Pattern&) = delete;
+
+  std::optional<PatternMatch> search(std::string_view subject) const override {
+    // Match data per call: a Pattern is shared (Explainer::embedded) and may be used from several threads.
+    pcre2_match_data* md = pcre2_match_data_create_from_pattern(code_, nullptr);
+    if (!md) return std::nullopt;
+    const auto* s = reinterpret_cast<PCRE2_SPTR>(subject.data());
+    // The JIT's own stack (32 KiB by default) is enough for these patterns: they hold no
+    // nested repetition. A subject that exhausts it is simply not matched.
+    const int rc = pcre2_match(code_, s, subject.size(), 0, 0, md, mctx_);
+    std::optional<PatternMatch> out;
+    if (rc > 0) {
+      const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+      PatternMatch m;
+      m.begin = ov[0];
+      m.end = ov[1];
+      uint32_t count = 0;
+      pcre2_pattern_info(code_, PCRE2_INFO_CAPTURECOUNT, &count);
+      for (uint32_t g = 1; g <= count; ++g) {
+        if (static_cast<int>(g) < rc && ov[2 * g] != PCRE2_UNSET)
+          m.groups.emplace_back(std::string(subject.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g])));
+        else
+          m.groups.emplace_back(std::nullopt);
+      }
+      out = std::move(m);
+    }
+    pcre2_match_data_free(md);
+    return out;
+  }
+
+ private:
+  pcre2_code* code_;
+  pcre2_match_context* mctx_ = nullptr;
+};
+#else
+
+class StdRegexPattern final : public Pattern {
+ public:
+  explicit StdRegexPattern(std::regex re) : re_(std::move(re)) {}
+  std::optional<PatternMatch> search(std::string_view subject) const override {
+    if (subject.size() > kFallbackMaxSubject) subject = subject.substr(0, kFallbackMaxSubject);
+    std::match_results<std::string_view::const_iterator> m;
+    try {
+      if (!std::regex_search(subject.begin(), subject.end(), m, re_)) return std::nullopt;
+    } catch (const std::regex_error&) {  // error_complexity / error_stack
+      return std::nullopt;
+    }
+    PatternMatch out;
+    out.begin = static_cast<size_t>(m.position(0));
+    out.end = out.begin + static_cast<size_t>(m.length(0));
+    for (size_t g = 1; g < m.size(); ++g)
+      out.groups.emplace_back(m[g].matched ? std::optional<std::string>(m[g].str()) : std::nullopt);
+    return out;
+  }
+
+ private:
+  std::regex re_;
+};
+#endif
+
+}  // namespace
+
+std::unique_ptr<Pattern> Pattern::compile(const std::string& regex, std::string* error) {
+#if GPUREADY_HAVE_PCRE2
+  int code = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* c = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(regex.data()), regex.size(), PCRE2_CASELESS, &code,
+                                &offset, nullptr);
+  if (!c) {
+    if (error) {
+      PCRE2_UCHAR buf[256];
+      pcre2_get_error_message(code, buf, sizeof buf);
+      *error = std::string(reinterpret_cast<const char*>(buf)) + " at offset " + std::to_string(offset);
+    }
+    return nullptr;
+  }
+  return std::make_unique<Pcre2Pattern>(c);
+#else
+  try {
+    return std::make_unique<StdRegexPattern>(
+        std::regex(regex, std::regex::ECMAScript | std::regex::icase | std::regex::optimize));
+  } catch (const std::regex_error& e) {
+    if (error) *error = e.what();
+    return nullptr;
+  }
+#endif
+}
+
+const char* Pattern::engine() {
+#if GPUREADY_HAVE_PCRE2
+  return "PCRE2 (JIT)";
+#else
+  return "std::regex";
+#endif
+}
+
+}  // namespace gpuready::explain
