@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -33,6 +34,8 @@ struct Explainer::Impl {
   std::unordered_map<std::string, std::vector<std::string>> counterparts;  // runtime <-> driver name of one number
   LiteralSet messages;  // id: index into message_rows
   std::vector<const knowledge::ErrorCodeRow*> message_rows;
+  // Messages of three words or more, as loose_words() reads them (the loose message match).
+  std::vector<std::pair<const knowledge::ErrorCodeRow*, std::vector<std::string>>> message_words;
   struct NumberRule {
     std::unique_ptr<Pattern> re;
     std::string family;  // the family whose number group 1 is
@@ -72,6 +75,10 @@ std::string family_word(const std::string& family) {
   if (family == "hsa") return "hsa";
   return family;
 }
+
+// Words of a line that says something failed (the library fallback's condition).
+constexpr const char* kFailureWords[] = {"not found", "missing", "cannot", "can't", "could not", "couldn't",
+                                         "unable", "failed", "no such file", "error"};
 
 bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -187,6 +194,28 @@ std::vector<std::string> install_steps(const std::string& cell, const std::strin
     }
     out.push_back(step);
   }
+  return out;
+}
+
+// The words of a message as a loose match compares them: lower-case runs of letters and digits of
+// two or more characters, a plural "s" dropped ("devices" and "device(s)" are both "device").
+std::vector<std::string> loose_words(std::string_view s, size_t limit) {
+  std::vector<std::string> out;
+  std::string w;
+  auto flush = [&] {
+    if (w.size() >= 2) {
+      if (w.size() > 3 && w.back() == 's' && w[w.size() - 2] != 's') w.pop_back();
+      if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+    }
+    w.clear();
+  };
+  for (char c : s) {
+    if (out.size() >= limit) break;
+    const char l = parse::to_lower(c);
+    if ((l >= 'a' && l <= 'z') || parse::is_digit(l)) w += l;
+    else flush();
+  }
+  flush();
   return out;
 }
 
@@ -328,6 +357,11 @@ Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(
     }
   }
   m.messages.build();
+  for (const auto& r : k.error_codes) {
+    if (r.message.empty()) continue;
+    auto words = loose_words(r.message, 32);
+    if (words.size() >= 3) m.message_words.emplace_back(&r, std::move(words));
+  }
   // The runtime and driver API share numbers since CUDA 10.1: one number, two names.
   for (const auto& a : k.error_codes) {
     if (a.family != "cuda-runtime" || !a.number || *a.number == 0) continue;
@@ -406,6 +440,45 @@ struct Found {
   bool from_signature = false;
   bool optional_library = false;  // TensorRT: TensorFlow tries it at start-up and runs without it
 };
+
+// What the versions a signature captured mean, judged with the tables: "found version 11060" is a
+// driver that runs CUDA up to 11.6 (and which driver the newer CUDA lines need); "sm_120" is
+// compute capability 12.0 (Blackwell); cuDNN's "8907" is 8.9.7.
+void judge_versions(const knowledge::Compat& k, Match& x) {
+  auto has = [&](const char* t) { return std::find(x.root.begin(), x.root.end(), t) != x.root.end(); };
+  for (const auto& g : x.groups) {
+    if (g.size() >= 4 && g.size() <= 6 && parse::all_digits(g)) {
+      const long v = std::stol(g);
+      if (has("driver-too-old") && v >= 2000 && v < 100000) {
+        const Version cuda = Version::from_cuda_int(v);
+        x.evidence.push_back(fmt::format("decoded: {} is CUDA {}: the newest CUDA this driver runs", g, cuda.str()));
+        // The newest release of each CUDA line above it, and the driver it needs (Linux / Windows).
+        std::set<long> majors;
+        for (const auto& row : k.cuda_driver) {
+          if (row.cuda <= cuda || !majors.insert(row.cuda.major()).second || !row.min_linux) continue;
+          x.fix.push_back(fmt::format("CUDA {} needs a driver >= {} (Linux){}", row.cuda.str(), row.min_linux->str(),
+                                      row.min_windows ? " / >= " + row.min_windows->str() + " (Windows)" : ""));
+        }
+      } else if (has("cudnn-version-mismatch") && v >= 1000) {
+        const Version cudnn = v >= 90000 ? Version::of({v / 10000, (v % 10000) / 100, v % 100})
+                                         : Version::of({v / 1000, (v % 1000) / 100, v % 100});
+        x.evidence.push_back(fmt::format("decoded: {} is cuDNN {}", g, cudnn.str()));
+      }
+    } else if (g.size() >= 4 && (g.rfind("sm_", 0) == 0 || g.rfind("compute_", 0) == 0)) {
+      std::string digits = g.substr(g.find('_') + 1);
+      while (!digits.empty() && !parse::is_digit(digits.back())) digits.pop_back();
+      if (digits.size() < 2 || !parse::all_digits(digits)) continue;
+      const long n = std::stol(digits);
+      const Version cc = Version::of({n / 10, n % 10});
+      const std::string arch = k.architecture_of(cc);
+      x.evidence.push_back(fmt::format("decoded: {} is compute capability {}{}", g, cc.str(), arch.empty() ? "" : " (" + arch + ")"));
+      const knowledge::CudaArchRow* first = nullptr;  // the oldest CUDA that builds for it (rows newest first)
+      for (const auto& row : k.cuda_arch)
+        if (row.sm.count(static_cast<int>(n))) first = &row;
+      if (first) x.evidence.push_back(fmt::format("decoded: CUDA {} is the first release that builds for {}", first->cuda.str(), g));
+    }
+  }
+}
 
 Match code_match(const knowledge::ErrorCodeRow& r, const std::vector<std::string>& counterparts) {
   Match x;
@@ -566,6 +639,34 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         if (h.length < 28 && L.lower.find(family_word(r->family)) == std::string::npos) continue;
         take(r);
       }
+      // Messages change between releases ("all CUDA-capable devices are busy or unavailable" is
+      // today's "CUDA-capable device(s) is/are busy or unavailable"): after "CUDA error:" (or
+      // "HIP error:"), the message whose words the text holds best, at least three of four.
+      if (codes.empty()) {
+        static const std::pair<const char*, const char*> prefixes[] = {
+            {"cuda error", "cuda-runtime"}, {"cuda runtime error", "cuda-runtime"}, {"cuda driver error", "cuda-driver"},
+            {"hip error", "hip"}};
+        for (const auto& [prefix, family] : prefixes) {
+          const size_t at = L.lower.find(prefix);
+          if (at == std::string::npos) continue;
+          const auto tail = loose_words(std::string_view(L.lower).substr(at + std::strlen(prefix)), 24);
+          const knowledge::ErrorCodeRow* best = nullptr;
+          double best_score = 0;
+          for (const auto& [row, words] : m.message_words) {
+            const auto& r = *row;
+            if (r.family != family) continue;
+            size_t have = 0;
+            for (const auto& w : words) have += std::find(tail.begin(), tail.end(), w) != tail.end() ? 1 : 0;
+            const double score = static_cast<double>(have) / static_cast<double>(words.size());
+            if (score >= 0.75 && score > best_score) {
+              best = &r;
+              best_score = score;
+            }
+          }
+          if (best) take(best);
+          break;
+        }
+      }
       // One message, several families (CUDA and HIP): the line's own family first. Several codes
       // of one family with the same message ("device kernel image is invalid": 200 and 300) stay
       // together: the text cannot tell them apart.
@@ -581,11 +682,20 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
 
     // Library names after a "cannot open / could not load / undefined symbol" phrase.
     std::optional<Found> lib_found;
-    if (const auto phrase_hits = m.lib_literals.find_all(L.lower); !phrase_hits.empty()) {
+    const auto phrase_hits = m.lib_literals.find_all(L.lower);
+    // Without one of the loader phrases, a library the tables know on a line that says something
+    // failed ("Library libcublas.so.11 not found", "cannot use cudnn64_8.dll") is still one.
+    static const Impl::LibPhrase kFallback{"library.missing", false};
+    const bool fallback =
+        phrase_hits.empty() &&
+        (L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos) &&
+        std::any_of(std::begin(kFailureWords), std::end(kFailureWords),
+                    [&](const char* w) { return L.lower.find(w) != std::string::npos; });
+    if (!phrase_hits.empty() || fallback) {
       const auto names = library_names_in(L.text);
       if (!names.empty()) {
-        const auto& ph = m.lib_phrases[phrase_hits.front().id];
-        const size_t at = phrase_hits.front().end - phrase_hits.front().length;
+        const auto& ph = fallback ? kFallback : m.lib_phrases[phrase_hits.front().id];
+        const size_t at = fallback ? 0 : phrase_hits.front().end - phrase_hits.front().length;
         // The library the phrase is about: before it ("X: cannot open shared object file") or after it.
         const NameAt* primary = nullptr;
         for (const auto& n : names) {
@@ -598,7 +708,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
                                      L.lower.find("no such file or directory") == std::string::npos ||
                                      L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos;
         const auto decoded = decode_library_name(m.k, primary->name);
-        if (explicit_phrase && (decoded || ph.code != "library.missing" || phrase_hits.front().length > 12)) {
+        if (explicit_phrase && (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
           Found f;
           f.m.code = ph.code;
           f.m.line = L.number;
@@ -719,6 +829,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         if (!s.harmless)
           for (const auto& fx : lib_found->m.fix) add_unique(s.fix, fx);
       }
+      if (!s.harmless) judge_versions(m.k, s);
       if (machine && !s.harmless) {
         const bool about_driver = std::find(s.root.begin(), s.root.end(), "driver-too-old") != s.root.end() ||
                                   s.code.find("driver") != std::string::npos;
