@@ -2,9 +2,9 @@
 # One entry point for the README's Quick start and for CI.
 #   scripts/quickstart.sh          install what is missing, build, run `gpuready` on this machine
 #   scripts/quickstart.sh test     install what is missing, build, run the whole test suite
-#                                  (unit + CI checks; the unit tests again under ASan + UBSan,
-#                                  from the clang build that also makes the parser fuzzers, each
-#                                  run briefly; then the Windows build and its tests under Wine)
+#                                  (unit + CI checks under ASan + UBSan, from the clang build that
+#                                  also makes the parser fuzzers, each run briefly; then the
+#                                  Windows build and its tests under Wine)
 # Works on a fresh Debian 12 with nothing but git; re-running it is cheap (apt and ninja skip
 # what is already done). Needs root or sudo only when packages are missing.
 set -euo pipefail
@@ -38,21 +38,28 @@ if ((${#missing[@]})); then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake --preset default >/dev/null
-
 case $mode in
   run)
+    cmake --preset default >/dev/null
     cmake --build --preset default --target gpuready
     exec ./build/default/src/gpuready "$@"
     ;;
   test)
-    cmake --build --preset default
-    ctest --preset default "$@"
-    # One clang build with ASan + UBSan serves the unit suite under the sanitizers and the fuzzers.
+    # One clang build with ASan + UBSan serves the whole suite (unit, CI checks, the GPU tests that
+    # skip themselves without a GPU) and the fuzzers: one build instead of a release build and a
+    # sanitizer build (CI's time). The release build is what `scripts/quickstart.sh` makes.
     cmake --preset debug >/dev/null
     cmake --build --preset debug
-    ctest --preset debug
+    ctest --preset debug "$@"
     scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-5}"
+    # The optional CUDA module is compiled by nvcc with g++ (not under the clang sanitizer build):
+    # where a CUDA toolkit is installed, the release preset builds it and runs its loader test
+    # (no GPU needed; its kernels run on a GPU machine, tests labelled "gpu").
+    cmake --preset default >/dev/null
+    if [[ -d build/default/gpu ]]; then
+      cmake --build --preset default --target gpuready_cuda gpu_loader_test
+      build/default/gpu/gpu_loader_test --gtest_brief=1
+    fi
     scripts/windows-check.sh
     ;;
   *)

@@ -320,7 +320,9 @@ std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::
   // A concrete file name the tables know: its CUDA line.
   for (const auto& v : k.library_versions) {
     if (parse::iequals(v.file_name, base) && !v.cuda.empty()) {
-      n.release = v.component_version + (v.cuda == "n/a" ? std::string() : std::string(" (") + (n.kind == "rocm" ? "ROCm " : "CUDA ") + v.cuda + ")");
+      n.release = v.component_version + (v.cuda == "n/a"              ? std::string()
+                                          : !parse::is_digit(v.cuda[0]) ? " (" + v.cuda + ")"
+                                                                        : std::string(" (") + (n.kind == "rocm" ? "ROCm " : "CUDA ") + v.cuda + ")");
       break;
     }
   }

@@ -1,6 +1,8 @@
 // The two engines behind Pattern: PCRE2 (JIT, match and depth limits) and std::regex.
 #include "explain/pattern.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <regex>
 
 #if GPUREADY_HAVE_PCRE2
@@ -67,22 +69,34 @@ class StdRegexPattern final : public Pattern {
  public:
   explicit StdRegexPattern(std::regex re) : re_(std::move(re)) {}
   std::optional<PatternMatch> search(std::string_view subject) const override {
-    if (subject.size() > kFallbackMaxSubject) subject = subject.substr(0, kFallbackMaxSubject);
+    // std::regex recurses once per character: a long subject is read in overlapping windows of
+    // kFallbackMaxSubject bytes (a match longer than the overlap would be missed; no signature's is).
+    constexpr size_t overlap = kFallbackMaxSubject / 4;
+    for (size_t start = 0;; start += kFallbackMaxSubject - overlap) {
+      if (auto m = search_window(subject, start, std::min(kFallbackMaxSubject, subject.size() - start))) return m;
+      if (start + kFallbackMaxSubject >= subject.size()) return std::nullopt;
+    }
+  }
+
+ private:
+  // A match in subject[start, start + length); "^" and "\b" see the byte before the window.
+  std::optional<PatternMatch> search_window(std::string_view subject, size_t start, size_t length) const {
     std::match_results<std::string_view::const_iterator> m;
+    const auto first = subject.begin() + static_cast<std::ptrdiff_t>(start);
+    const auto flags = start > 0 ? std::regex_constants::match_prev_avail : std::regex_constants::match_default;
     try {
-      if (!std::regex_search(subject.begin(), subject.end(), m, re_)) return std::nullopt;
+      if (!std::regex_search(first, first + static_cast<std::ptrdiff_t>(length), m, re_, flags)) return std::nullopt;
     } catch (const std::regex_error&) {  // error_complexity / error_stack
       return std::nullopt;
     }
     PatternMatch out;
-    out.begin = static_cast<size_t>(m.position(0));
+    out.begin = start + static_cast<size_t>(m.position(0));
     out.end = out.begin + static_cast<size_t>(m.length(0));
     for (size_t g = 1; g < m.size(); ++g)
       out.groups.emplace_back(m[g].matched ? std::optional<std::string>(m[g].str()) : std::nullopt);
     return out;
   }
 
- private:
   std::regex re_;
 };
 #endif

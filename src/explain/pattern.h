@@ -2,8 +2,8 @@
 // anywhere in a subject, with its capture groups. PCRE2 with its JIT where the build has it
 // (Debian: libpcre2-dev), bounded by a match limit, so no pattern and no input can make a
 // search recurse without end or run for long; std::regex otherwise (the MinGW build, which has
-// no PCRE2 package), where each subject is cut at kFallbackMaxSubject bytes (std::regex
-// recurses once per character).
+// no PCRE2 package), which reads a long subject in overlapping windows of kFallbackMaxSubject
+// bytes (std::regex recurses once per character).
 // The signature table keeps to the syntax both engines read (docs/explain.md).
 #pragma once
 
