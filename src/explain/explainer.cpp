@@ -511,7 +511,11 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     text = kept;
   }
   const std::vector<LogLine> lines = split_log(text);
-  const std::string whole_lower = parse::ascii_lower(text);
+  std::string whole_lower;  // the paste in lower case, made when a row with a context needs it
+  auto lower_text = [&]() -> const std::string& {
+    if (whole_lower.empty() && !text.empty()) whole_lower = parse::ascii_lower(text);
+    return whole_lower;
+  };
 
   // Signature candidates per line (by their literals), and multiline signatures whose literal is
   // up to four lines further on.
@@ -525,6 +529,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
   }
 
   std::vector<Found> found;
+  // A signature seen before (and naming no library) only counts again: a log repeats its lines.
+  std::vector<int> seen_sig(m.sigs.size(), -1);
   for (size_t i = 0; i < lines.size(); ++i) {
     const LogLine& L = lines[i];
     std::vector<uint32_t>& c = cands[i];
@@ -534,6 +540,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
 
     std::optional<Found> sig_found;
     std::string window;
+    bool repeat = false;
     for (uint32_t id : c) {
       const auto& sig = m.sigs[id];
       auto hit = sig.re->search(L.text);
@@ -547,7 +554,12 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
       if (!hit) continue;
       const auto& row = *sig.row;
-      if (!row.context.empty() && whole_lower.find(parse::ascii_lower(row.context)) == std::string::npos) continue;
+      if (!row.context.empty() && lower_text().find(parse::ascii_lower(row.context)) == std::string::npos) continue;
+      if (seen_sig[id] >= 0) {
+        ++found[static_cast<size_t>(seen_sig[id])].m.count;
+        repeat = true;
+        break;
+      }
       Found f;
       f.from_signature = true;
       f.m.code = row.code;
@@ -567,10 +579,13 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           add_unique(f.m.root, t);
         }
       }
+      if (std::none_of(row.root.begin(), row.root.end(), [](const std::string& t) { return t[0] == '$'; }))
+        seen_sig[id] = static_cast<int>(found.size());
       sig_found = std::move(f);
       break;  // one signature per line: the first (most specific) in table order
     }
 
+    if (repeat) continue;
     // Vendor codes on the line: by name, by number in context, by message text.
     std::vector<const knowledge::ErrorCodeRow*> codes;
     auto take = [&](const knowledge::ErrorCodeRow* r) {

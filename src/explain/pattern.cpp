@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <mutex>
 #include <regex>
 
 #if GPUREADY_HAVE_PCRE2
@@ -17,8 +18,6 @@ namespace {
 class Pcre2Pattern final : public Pattern {
  public:
   explicit Pcre2Pattern(pcre2_code* code) : code_(code) {
-    // Without JIT support (some CPUs, some builds) PCRE2 interprets the pattern: slower, still bounded.
-    (void)pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
     mctx_ = pcre2_match_context_create(nullptr);
     // Far above what any signature needs on any line; a pathological subject stops here.
     pcre2_set_match_limit(mctx_, 1'000'000);
@@ -32,6 +31,10 @@ class Pcre2Pattern final : public Pattern {
   Pcre2Pattern& operator=(const Pcre2Pattern&) = delete;
 
   std::optional<PatternMatch> search(std::string_view subject) const override {
+    // JIT-compiled at first use: most signatures never run on a given paste (the literal prefilter),
+    // and compiling all of them would cost more than the search. Without JIT support (some CPUs,
+    // some builds) PCRE2 interprets the pattern: slower, still bounded.
+    std::call_once(jit_once_, [this] { (void)pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE); });
     // Match data per call: a Pattern is shared (Explainer::embedded) and may be used from several threads.
     pcre2_match_data* md = pcre2_match_data_create_from_pattern(code_, nullptr);
     if (!md) return std::nullopt;
@@ -62,6 +65,7 @@ class Pcre2Pattern final : public Pattern {
  private:
   pcre2_code* code_;
   pcre2_match_context* mctx_ = nullptr;
+  mutable std::once_flag jit_once_;
 };
 #else
 
