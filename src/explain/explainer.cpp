@@ -30,7 +30,6 @@ struct Explainer::Impl {
 
   // Vendor codes.
   std::unordered_map<std::string, std::vector<const knowledge::ErrorCodeRow*>> code_by_name;  // exact
-  std::unordered_map<std::string, std::vector<const knowledge::ErrorCodeRow*>> code_by_upper;
   std::unordered_map<std::string, std::vector<std::string>> counterparts;  // runtime <-> driver name of one number
   LiteralSet messages;  // id: index into message_rows
   std::vector<const knowledge::ErrorCodeRow*> message_rows;
@@ -121,14 +120,13 @@ void driver_facts(const Snapshot& s, std::vector<std::string>& out) {
 }
 
 // Library file names in `s`: "libcudnn.so.8", "cudart64_110.dll", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"
-// (base names), with where each starts.
+// (base names), with where each starts; `lower` is `s` in lower case (the line's LogLine::lower).
 struct NameAt {
   std::string name;
   size_t pos;
 };
-std::vector<NameAt> library_names_in(std::string_view s) {
+std::vector<NameAt> library_names_in(std::string_view s, std::string_view lower) {
   std::vector<NameAt> out;
-  const std::string lower = parse::ascii_lower(s);
   auto name_char = [](char c) { return is_word_char(c) || c == '-' || c == '+' || c == '.'; };
   for (const char* ext : {".so", ".dll", ".dylib"}) {
     for (size_t p = lower.find(ext); p != std::string::npos; p = lower.find(ext, p + 1)) {
@@ -345,9 +343,6 @@ Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(
 
   for (const auto& r : k.error_codes) {
     m.code_by_name[r.name].push_back(&r);
-    std::string up = r.name;
-    for (auto& c : up) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-    if (up != r.name) m.code_by_upper[up].push_back(&r);
     // Messages of 10 characters or more that are not the code's own name (cuDNN's messages are).
     if (r.message.size() >= 10 && r.message != r.name) {
       std::string msg = parse::ascii_lower(r.message);
@@ -439,7 +434,6 @@ namespace {
 // One recognition before the story is told.
 struct Found {
   Match m;
-  bool from_signature = false;
   bool optional_library = false;  // TensorRT: TensorFlow tries it at start-up and runs without it
 };
 
@@ -561,7 +555,6 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         break;
       }
       Found f;
-      f.from_signature = true;
       f.m.code = row.code;
       f.m.title = row.title;
       f.m.cause = row.cause;
@@ -709,7 +702,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         std::any_of(std::begin(kFailureWords), std::end(kFailureWords),
                     [&](const char* w) { return L.lower.find(w) != std::string::npos; });
     if (!phrase_hits.empty() || fallback) {
-      const auto names = library_names_in(L.text);
+      const auto names = library_names_in(L.text, L.lower);
       if (!names.empty()) {
         const auto& ph = fallback ? kFallback : m.lib_phrases[phrase_hits.front().id];
         const size_t at = fallback ? 0 : phrase_hits.front().end - phrase_hits.front().length;
@@ -858,7 +851,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         for (const auto& t : x.root) add_unique(lib_found->m.root, t);
       found.push_back(std::move(*lib_found));
     } else {
-      for (auto& x : code_matches) found.push_back({std::move(x), false});
+      for (auto& x : code_matches) found.push_back({std::move(x)});
     }
   }
 
