@@ -75,7 +75,7 @@ int run_explain_cmd(const ExplainCmdOptions& o) {
       return kExitUsage;
     }
     text = std::move(*data);
-  } else if (!o.text.empty()) {
+  } else if (!o.text.empty() && !(o.text.size() == 1 && o.text[0] == "-")) {  // "-": standard input, as usual
     for (const auto& t : o.text) text += t + "\n";
   } else {
     if (stdout_wants_color()) std::fputs("Paste the error, then Ctrl-D (Ctrl-Z Enter on Windows):\n", stderr);
@@ -115,7 +115,7 @@ void setup_explain(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ExplainCmdOptions>();
   CLI::App* sub = app.add_subcommand(
       "explain", "Paste an error (arguments, --file, or standard input): the known failure it is, its cause and the fix");
-  sub->add_option("text", o->text, "The error text (quote it); without it, --file or standard input is read");
+  sub->add_option("text", o->text, "The error text (quote it); without it (or with -), --file or standard input is read");
   sub->add_option("--file", o->file, "Read the error text from FILE (a log)")->type_name("FILE");
   sub->add_flag("--json", o->json, "Print the matches as JSON (schema gpuready.explain/1)");
   sub->add_flag("--no-probe", o->no_probe, "Do not look at this machine (only the text is used)");

@@ -62,7 +62,7 @@ std::string family_label(const std::string& family) {
       {"cusolver", "cuSOLVER"},         {"cufft", "cuFFT"},                  {"cusparse", "cuSPARSE"},
       {"curand", "cuRAND"},             {"nccl", "NCCL"},                    {"hip", "HIP"},
       {"hsa", "HSA (ROCm runtime)"},    {"rocblas", "rocBLAS"},              {"hipblas", "hipBLAS"},
-      {"miopen", "MIOpen"}};
+      {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -75,12 +75,26 @@ std::string family_word(const std::string& family) {
   return family;
 }
 
+
 // Words of a line that says something failed (the library fallback's condition).
 constexpr const char* kFailureWords[] = {"not found", "missing", "cannot", "can't", "could not", "couldn't",
                                          "unable", "failed", "no such file", "error"};
 
 bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Whether a line names a family: its word, or for CUDA also a driver API call ("cuMemAlloc
+// failed: out of memory") or the GPUassert macro of countless CUDA samples.
+bool line_names_family(const LogLine& L, const std::string& family) {
+  if (L.lower.find(family_word(family)) != std::string::npos) return true;
+  if (family != "cuda-runtime" && family != "cuda-driver") return false;
+  if (L.lower.find("gpuassert") != std::string::npos) return true;
+  for (size_t at = L.text.find("cu"); at != std::string::npos; at = L.text.find("cu", at + 2))
+    if ((at == 0 || !is_word_char(L.text[at - 1])) && at + 3 < L.text.size() && L.text[at + 2] >= 'A' && L.text[at + 2] <= 'Z' &&
+        L.text[at + 3] >= 'a' && L.text[at + 3] <= 'z')
+      return true;
+  return false;
 }
 
 std::string shown(std::string_view line) {
@@ -380,8 +394,17 @@ Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(
       {"cuda-driver", R"(\bcu[A-Z][A-Za-z]+\(?\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
        {"returned", "failed with"}},
       {"cuda-driver", R"(CUresult\s*[:=]?\s*([0-9]{1,4})\b)", {"curesult"}},
+      // Numba: "CudaAPIError: [700] Call to cuMemcpyDtoH results in UNKNOWN_CUDA_ERROR".
+      {"cuda-driver", R"(\[([0-9]{1,4})\]\s*Call to cu[A-Za-z0-9_]+ results in)", {"call to cu"}},
       {"cublas", R"(cublas(?:\s+(?:error|status))?\s*[:=]\s*([0-9]{1,2})\b)", {"cublas"}},
+      // TensorFlow/abseil CHECKs: "Check failed: cudnnSetTensorNdDescriptor(...) == CUDNN_STATUS_SUCCESS (3 vs. 0)".
+      {"cudnn", R"(==\s*CUDNN_STATUS_SUCCESS\s*\(([0-9]{1,4}) vs\. 0\))", {"cudnn_status_success ("}},
+      {"cublas", R"(==\s*CUBLAS_STATUS_SUCCESS\s*\(([0-9]{1,4}) vs\. 0\))", {"cublas_status_success ("}},
+      {"cuda-runtime", R"(==\s*cudaSuccess\s*\(([0-9]{1,4}) vs\. 0\))", {"cudasuccess ("}},
+      {"cuda-driver", R"(==\s*CUDA_SUCCESS\s*\(([0-9]{1,4}) vs\. 0\))", {"cuda_success ("}},
       {"hip", R"(hip(?:\s+runtime)?\s+error\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"hip error", "hip runtime error"}},
+      // The NVIDIA kernel driver's Xid events: "NVRM: Xid (PCI:0000:3b:00): 79, pid=...", "Xid 13, pid=1234, ...".
+      {"xid", R"((?:NVRM:\s*Xid\s*(?:\([^)\n]{0,40}\))?:?\s*|\bXid\s+(?=[0-9]{1,3},\s*pid=))([0-9]{1,3})\b)", {"xid"}},
   };
   for (const auto& [family, re, lits] : numbers) {
     std::string why;
@@ -479,7 +502,10 @@ void judge_versions(const knowledge::Compat& k, Match& x) {
 Match code_match(const knowledge::ErrorCodeRow& r, const std::vector<std::string>& counterparts) {
   Match x;
   x.code = "code." + r.name;
-  x.title = fmt::format("{} {}{}", family_label(r.family), r.name, r.number ? fmt::format(" ({})", *r.number) : "");
+  // "CUDA runtime cudaErrorNoDevice (100)"; a name that is its number ("Xid 79") takes its message instead.
+  const bool named_by_number = r.number && r.name.find(std::to_string(*r.number)) != std::string::npos;
+  x.title = named_by_number ? fmt::format("{} {}: {}", family_label(r.family), r.name, r.message)
+                            : fmt::format("{} {}{}", family_label(r.family), r.name, r.number ? fmt::format(" ({})", *r.number) : "");
   x.cause = r.meaning.empty() ? fmt::format("{} returned {}.", family_label(r.family), r.name) : r.meaning;
   if (!r.message.empty() && r.message != r.name) x.cause += fmt::format(" (its message: \"{}\")", r.message);
   x.fix = r.fix;
@@ -509,6 +535,12 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
   auto lower_text = [&]() -> const std::string& {
     if (whole_lower.empty() && !text.empty()) whole_lower = parse::ascii_lower(text);
     return whole_lower;
+  };
+  // A row's context: words separated by '|', any one of which the paste must contain.
+  auto context_found = [&](const std::string& context) {
+    for (const auto& word : knowledge::split_fix(parse::ascii_lower(context), "|"))
+      if (!word.empty() && lower_text().find(word) != std::string::npos) return true;
+    return false;
   };
 
   // Signature candidates per line (by their literals), and multiline signatures whose literal is
@@ -548,7 +580,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
       if (!hit) continue;
       const auto& row = *sig.row;
-      if (!row.context.empty() && lower_text().find(parse::ascii_lower(row.context)) == std::string::npos) continue;
+      if (!row.context.empty() && !context_found(row.context)) continue;
       if (seen_sig[id] >= 0) {
         ++found[static_cast<size_t>(seen_sig[id])].m.count;
         repeat = true;
@@ -646,7 +678,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         const size_t b = h.end - h.length;
         if ((b > 0 && is_word_char(L.lower[b - 1])) || (h.end < L.lower.size() && is_word_char(L.lower[h.end]))) continue;
         // A short message counts only on a line that names its library ("out of memory" alone is anyone's).
-        if (h.length < 28 && L.lower.find(family_word(r->family)) == std::string::npos) continue;
+        if (h.length < 28 && !line_names_family(L, r->family)) continue;
         take(r);
       }
       // Messages change between releases ("all CUDA-capable devices are busy or unavailable" is
@@ -681,8 +713,18 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       // of one family with the same message ("device kernel image is invalid": 200 and 300) stay
       // together: the text cannot tell them apart.
       if (codes.size() > 1) {
-        std::stable_partition(codes.begin(), codes.end(),
-                              [&](const knowledge::ErrorCodeRow* r) { return L.lower.find(family_word(r->family)) != std::string::npos; });
+        // Named on the line first; else a ROCm family where the paste speaks of ROCm/HIP, else
+        // CUDA's (the same words are far more often CUDA's).
+        static constexpr const char* kRocmWords[] = {"rocm", "hiperror", "hip error", "amdgpu", "hsa_status", "miopen", "hipblas"};
+        const bool rocm_text = std::any_of(std::begin(kRocmWords), std::end(kRocmWords),
+                                           [&](const char* w) { return lower_text().find(w) != std::string::npos; });
+        auto rank = [&](const knowledge::ErrorCodeRow* r) {
+          if (line_names_family(L, r->family)) return 0;
+          const bool cuda = r->family.rfind("cuda", 0) == 0;
+          return cuda != rocm_text ? 1 : 2;
+        };
+        std::stable_sort(codes.begin(), codes.end(),
+                         [&](const knowledge::ErrorCodeRow* a, const knowledge::ErrorCodeRow* b) { return rank(a) < rank(b); });
         const std::string fam = codes.front()->family, msg = codes.front()->message;
         codes.erase(std::remove_if(codes.begin() + 1, codes.end(),
                                    [&](const knowledge::ErrorCodeRow* r) { return r->family != fam || r->message != msg; }),

@@ -109,7 +109,7 @@ struct ErrorSignatureRow {
   std::string example, variant;  // real reports' texts (the tests match them)
   std::string cause;
   std::vector<std::string> fix;  // the table's " ;; "-separated lines
-  std::string context;           // a word the paste must contain for a generic row to count ("tensorflow"), or ""
+  std::string context;           // words ("a|b") one of which the paste must contain for the row to count, or ""
   std::string notes;
   [[nodiscard]] bool harmless() const { return kind == "harmless"; }
 };

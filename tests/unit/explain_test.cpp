@@ -143,6 +143,14 @@ TEST(Explain, GenericRowsCountOnlyInTheirContext) {
   EXPECT_FALSE(has_code(ex().explain("Illegal instruction (core dumped)"), "tf.illegal-instruction"));
   EXPECT_TRUE(has_code(ex().explain("$ python -c 'import tensorflow'\nIllegal instruction (core dumped)"),
                        "tf.illegal-instruction"));
+  // A context of several words: any one counts. DKMS fails for any module; for NVIDIA's, the
+  // paste says nvidia or shows the NV_EXCLUDE_BUILD_MODULES its dkms.conf passes to make.
+  const char* dkms = "Error! Bad return status for module build on kernel: 6.8.10-300.fc40.x86_64 (x86_64)";
+  EXPECT_FALSE(has_code(ex().explain(std::string("Building module: vboxhost\n") + dkms), "dkms.build-failed"));
+  EXPECT_TRUE(has_code(ex().explain(std::string("'make' -j12 NV_EXCLUDE_BUILD_MODULES='' KERNEL_UNAME=6.8.10 modules\n") + dkms),
+                       "dkms.build-failed"));
+  EXPECT_TRUE(has_code(ex().explain(std::string("Consult /var/lib/dkms/nvidia/545.29.02/build/make.log\n") + dkms),
+                       "dkms.build-failed"));
 }
 
 TEST(Explain, TheWalkthroughsMissingDllWithHarmlessLinesAround) {
@@ -272,6 +280,9 @@ TEST(ExplainCli, ArgumentsFileStdinJsonAndExitCodes) {
   EXPECT_EQ(j.at("schema"), "gpuready.explain/1");
   EXPECT_EQ(j.at("matches")[0].at("code"), "torch.not-compiled-cuda");
   for (const char* k : {"code", "title", "cause", "fix", "evidence"}) EXPECT_TRUE(j.at("matches")[0].contains(k)) << k;
+  const ProcResult dash = run({"explain", "--no-probe", "-"}, "Failed to initialize NVML: Driver/library version mismatch\n");
+  EXPECT_EQ(dash.exit_code, 0) << "'-' reads standard input: " << dash.out;
+  EXPECT_NE(dash.out.find("[nvml.driver-mismatch]"), std::string::npos) << dash.out;
   const ProcResult none = run({"explain", "--no-probe", "everything is fine"});
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_NE(none.out.find("Not recognised"), std::string::npos);
@@ -309,9 +320,11 @@ bool claims_failure(const std::vector<ExplainMatch>& m) {
 }  // namespace
 
 TEST(ExplainCodes, EveryCodeOfTheTableIsFoundByItsName) {
-  // Every row, in a sentence of its own: the decoder is the table, not a list of favourites.
+  // Every row, in a sentence of its own: the decoder is the table, not a list of favourites. An
+  // Xid has no name of its own: it is found in the kernel log line that carries its number.
   for (const auto& r : knowledge::Compat::embedded().error_codes) {
-    const auto m = ex().explain("RuntimeError: the call failed with " + r.name + " somewhere");
+    const auto m = r.family == "xid" ? ex().explain("kernel: NVRM: Xid (PCI:0000:01:00): " + std::to_string(r.number.value_or(0)) + ", pid=4242, name=python")
+                                     : ex().explain("RuntimeError: the call failed with " + r.name + " somewhere");
     EXPECT_TRUE(names(root_of(m), r.name)) << r.family << " " << r.name << ": " << roots(m);
   }
 }
@@ -325,8 +338,27 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
   // A pre-10.1 number, told apart by the message on the line (46 is cudaErrorDevicesUnavailable then).
   const auto c = ex().explain("THCudaCheck FAIL file=THCStorage.cu line=66 error=46 : all CUDA-capable devices are busy or unavailable");
   EXPECT_TRUE(names(root_of(c), "cudaErrorDevicesUnavailable")) << roots(c);
+  // A CHECK's "(N vs. 0)" names whose status N is.
+  const auto d = ex().explain(
+      "F tensorflow/stream_executor/cuda/cuda_dnn.cc:521] Check failed: cudnnSetTensorNdDescriptor(handle_.get(), elem_type, nd, "
+      "dims.data(), strides.data()) == CUDNN_STATUS_SUCCESS (3 vs. 0)batch_descriptor: {count: 0 feature_map_count: 64}");
+  EXPECT_TRUE(names(root_of(d), "CUDNN_STATUS_BAD_PARAM")) << "cuDNN 8's number 3: " << roots(d);
+  const auto e = ex().explain("Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)");
+  EXPECT_TRUE(names(root_of(e), "CUBLAS_STATUS_EXECUTION_FAILED")) << roots(e);
+  // Numba: "[N] Call to cuXxx results in ..." is the driver API's number.
+  const auto f = ex().explain("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in UNKNOWN_CUDA_ERROR");
+  EXPECT_TRUE(names(root_of(f), "CUDA_ERROR_ILLEGAL_ADDRESS")) << roots(f);
+  // The kernel driver's Xid events, in the log formats of several driver generations.
+  const auto x1 = ex().explain("Xid 13, pid=1234, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address");
+  EXPECT_TRUE(names(root_of(x1), "Xid 13")) << roots(x1);
+  const auto x2 = ex().explain("[  966.503025] NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000");
+  EXPECT_TRUE(names(root_of(x2), "Xid 31")) << roots(x2);
+  const auto x3 = ex().explain("NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, NVLink: fatal error detected on link 4");
+  EXPECT_TRUE(names(root_of(x3), "nvlink-error")) << roots(x3);
   // Numbers nobody attributes to CUDA stay numbers.
-  for (const char* t : {"HTTP error 404: Not Found", "Process finished with exit code 139", "error 804 in line 3 of config.yaml"})
+  for (const char* t : {"HTTP error 404: Not Found", "Process finished with exit code 139", "error 804 in line 3 of config.yaml",
+                        "assert(x == 0) failed (3 vs. 0)", "[404] Call to api.example.com results in Not Found",
+                        "Xiddle 13 apples", "the XID 74 field of the form"})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
@@ -341,10 +373,21 @@ TEST(ExplainCodes, ByMessageTextAndSpellings) {
   EXPECT_TRUE(names(root_of(d), "ncclSystemError")) << roots(d);
   const auto e = ex().explain("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!");
   EXPECT_TRUE(names(root_of(e), "hipErrorNoBinaryForGpu")) << roots(e);
+  // One message, two vendors: CUDA's unless the line or the paste speaks of HIP/ROCm.
+  const auto f = ex().explain("RuntimeError: an illegal memory access was encountered");
+  ASSERT_NE(root_of(f), nullptr);
+  EXPECT_EQ(root_of(f)->code, "code.cudaErrorIllegalAddress") << roots(f);
+  const auto g = ex().explain("ROCm 6.0, MI210\nRuntimeError: an illegal memory access was encountered");
+  ASSERT_NE(root_of(g), nullptr);
+  EXPECT_EQ(root_of(g)->code, "code.hipErrorIllegalAddress") << roots(g);
+  // A driver API call or the GPUassert macro names CUDA for a short message.
+  EXPECT_TRUE(names(root_of(ex().explain("cuMemAlloc failed: out of memory")), "CUDA_ERROR_OUT_OF_MEMORY"));
+  EXPECT_TRUE(names(root_of(ex().explain("GPUassert: invalid device symbol main.cu 10")), "cudaErrorInvalidSymbol"));
   // A short message counts only where the line names its library: "invalid argument" and "out of
   // memory" are everyone's words.
   for (const char* t : {"OSError: [Errno 22] Invalid argument: 'C:\\\\data\\\\x.csv'", "MemoryError: out of memory",
-                        "java.lang.OutOfMemoryError: Java heap space", "unknown error"})
+                        "java.lang.OutOfMemoryError: Java heap space", "unknown error",
+                        "ValueError: cuDF column: invalid argument", "customer: out of memory"})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
