@@ -85,16 +85,22 @@ bool is_word_char(char c) {
 }
 
 // Whether a line names a family: its word, or for CUDA also a driver API call ("cuMemAlloc
-// failed: out of memory") or the GPUassert macro of countless CUDA samples.
+// failed: out of memory"), JAX's gpu* wrappers of the CUDA/HIP runtime ("operation
+// gpuGetLastError() failed: out of memory") or the GPUassert macro of countless CUDA samples.
 bool line_names_family(const LogLine& L, const std::string& family) {
   if (L.lower.find(family_word(family)) != std::string::npos) return true;
   if (family != "cuda-runtime" && family != "cuda-driver") return false;
   if (L.lower.find("gpuassert") != std::string::npos) return true;
-  for (size_t at = L.text.find("cu"); at != std::string::npos; at = L.text.find("cu", at + 2))
-    if ((at == 0 || !is_word_char(L.text[at - 1])) && at + 3 < L.text.size() && L.text[at + 2] >= 'A' && L.text[at + 2] <= 'Z' &&
-        L.text[at + 3] >= 'a' && L.text[at + 3] <= 'z')
-      return true;
-  return false;
+  auto call_with_prefix = [&](std::string_view prefix) {  // prefix + "Xy...": cuMemAlloc, gpuGetLastError
+    for (size_t at = L.text.find(prefix); at != std::string::npos; at = L.text.find(prefix, at + prefix.size())) {
+      const size_t c = at + prefix.size();
+      if ((at == 0 || !is_word_char(L.text[at - 1])) && c + 1 < L.text.size() && L.text[c] >= 'A' && L.text[c] <= 'Z' &&
+          L.text[c + 1] >= 'a' && L.text[c + 1] <= 'z')
+        return true;
+    }
+    return false;
+  };
+  return call_with_prefix("cu") || call_with_prefix("gpu");
 }
 
 std::string shown(std::string_view line) {
@@ -845,7 +851,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         auto& first = code_matches.front();
         add_unique(first.root, r->name);
         if (auto cp = m.counterparts.find(r->name); cp != m.counterparts.end())
-          for (const auto& c : cp->second) add_unique(first.root, c);
+          for (const auto& other : cp->second) add_unique(first.root, other);
         first.evidence.push_back(fmt::format("the same message is also {} {}: {}", family_label(r->family), r->name, r->meaning));
         continue;
       }

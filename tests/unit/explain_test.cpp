@@ -383,6 +383,8 @@ TEST(ExplainCodes, ByMessageTextAndSpellings) {
   // A driver API call or the GPUassert macro names CUDA for a short message.
   EXPECT_TRUE(names(root_of(ex().explain("cuMemAlloc failed: out of memory")), "CUDA_ERROR_OUT_OF_MEMORY"));
   EXPECT_TRUE(names(root_of(ex().explain("GPUassert: invalid device symbol main.cu 10")), "cudaErrorInvalidSymbol"));
+  EXPECT_TRUE(names(root_of(ex().explain("jaxlib/gpu/prng_kernels.cc:33: operation gpuGetLastError() failed: out of memory.")),
+                    "cudaErrorMemoryAllocation"));
   // A short message counts only where the line names its library: "invalid argument" and "out of
   // memory" are everyone's words.
   for (const char* t : {"OSError: [Errno 22] Invalid argument: 'C:\\\\data\\\\x.csv'", "MemoryError: out of memory",
