@@ -60,21 +60,34 @@ int run_plan_cmd(const PlanCmdOptions& o) {
   }
   if (!o.gpu.empty()) {
     flags.gpu = o.gpu;
-    if (const auto* row = k->gpu_by_name(o.gpu)) {
-      if (!flags.cc) flags.cc = row->cc;
-      flags.gpu = row->name;
+    std::vector<const knowledge::GpuRow*> rows;
+    const auto cc = k->gpu_cc(o.gpu, &rows);
+    if (rows.size() == 1) flags.gpu = rows.front()->name;
+    if (cc) {
+      if (!flags.cc) flags.cc = cc;
     } else if (!flags.cc) {
-      std::string msg = "GPU \"" + o.gpu + "\" is not in gpuready's GPU table; give its compute capability with --cc";
-      const auto like = k->gpu_names_like(o.gpu, 8);
-      if (!like.empty()) {
-        msg += ". Names that match:";
-        for (const auto& n : like) msg += "\n  " + n;
+      std::string msg;
+      if (!rows.empty()) {  // "Tesla": boards of several compute capabilities
+        msg = "GPU \"" + o.gpu + "\" is " + std::to_string(rows.size()) +
+              " GPUs of different compute capabilities; give the full name or --cc:";
+        for (size_t i = 0; i < rows.size() && i < 12; ++i)
+          msg += "\n  " + rows[i]->name + " (compute capability " + rows[i]->cc.major_minor().str() + ")";
+      } else {
+        msg = "GPU \"" + o.gpu + "\" is not in gpuready's GPU table; give its compute capability with --cc";
+        const auto like = k->gpu_names_like(o.gpu, 8);
+        if (!like.empty()) {
+          msg += ". Names that match:";
+          for (const auto& n : like) msg += "\n  " + n;
+        }
       }
       return usage(msg);
     }
   }
-  if (!o.driver.empty() && !(flags.driver = parse_flag_version(o.driver, 1)))
-    return usage("--driver \"" + o.driver + "\" is not a driver version like 546.33");
+  if (!o.driver.empty()) {
+    if (!(flags.driver = parse_flag_version(o.driver, 1)))
+      return usage("--driver \"" + o.driver + "\" is not a driver version like 546.33");
+    flags.driver = k->driver_release(*flags.driver);  // "450.80" is the 450.80.02 release
+  }
   if (!o.python.empty()) {
     auto v = parse_flag_version(o.python, 2);
     if (!v || v->major() != 3) return usage("--python \"" + o.python + "\" is not a Python 3 version like 3.10");

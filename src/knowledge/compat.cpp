@@ -2,6 +2,7 @@
 #include "knowledge/compat.h"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -117,12 +118,36 @@ class RowReader {
   bool ok_ = true;
 };
 
-// Lower-case words of a GPU name without the vendor/brand words.
+// Lower-case words of a GPU name without the vendor/brand words, as people and nvidia-smi
+// write them: "-", "_", "(" and ")" separate words ("A100-SXM4-80GB"), and a series glued to its
+// number is two words ("GTX1650" = "GTX 1650", "RTX3060Ti" = "RTX 3060 Ti").
 std::vector<std::string> name_words(const std::string& name) {
+  std::string spaced = parse::ascii_lower(name);
+  for (char& c : spaced)
+    if (c == '-' || c == '_' || c == '(' || c == ')' || c == ',' || c == '/') c = ' ';
   std::vector<std::string> out;
-  std::istringstream in(parse::ascii_lower(name));
-  for (std::string w; in >> w;)
-    if (w != "nvidia" && w != "geforce") out.push_back(w);
+  std::istringstream in(spaced);
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::string w; in >> w;) {
+    if (w == "nvidia" || w == "geforce") continue;
+    for (const char* series : {"gtx", "rtx", "gt", "mx"}) {
+      const size_t n = std::strlen(series);
+      if (w.size() > n && w.compare(0, n, series) == 0 && is_digit(w[n])) {
+        out.emplace_back(series);
+        w.erase(0, n);
+        break;
+      }
+    }
+    // "3060ti", "1650super": the number and its suffix.
+    size_t d = 0;
+    while (d < w.size() && is_digit(w[d])) ++d;
+    if (d >= 3 && d < w.size() && (w.compare(d, std::string::npos, "ti") == 0 || w.compare(d, std::string::npos, "super") == 0)) {
+      out.push_back(w.substr(0, d));
+      out.push_back(w.substr(d));
+      continue;
+    }
+    out.push_back(w);
+  }
   return out;
 }
 
@@ -467,6 +492,46 @@ const GpuRow* Compat::gpu_by_name(const std::string& name) const {
   for (const auto& g : gpus)
     if (name_words(g.name) == want) return &g;
   return nullptr;
+}
+
+std::vector<const GpuRow*> Compat::gpus_matching(const std::string& name) const {
+  std::vector<const GpuRow*> out;
+  const auto want = name_words(name);
+  if (want.empty()) return out;
+  for (const auto& g : gpus)
+    if (name_words(g.name) == want) return {&g};  // the exact name first
+  for (const auto& g : gpus) {
+    const auto have = name_words(g.name);
+    if (std::all_of(want.begin(), want.end(), [&](const std::string& w) { return std::find(have.begin(), have.end(), w) != have.end(); }))
+      out.push_back(&g);
+  }
+  return out;
+}
+
+std::optional<Version> Compat::gpu_cc(const std::string& name, std::vector<const GpuRow*>* candidates) const {
+  const auto rows = gpus_matching(name);
+  if (candidates) *candidates = rows;
+  if (rows.empty()) return std::nullopt;
+  for (const auto* r : rows)
+    if (r->cc.major_minor() != rows.front()->cc.major_minor()) return std::nullopt;
+  return rows.front()->cc;
+}
+
+Version Compat::driver_release(const Version& typed) const {
+  std::vector<Version> known;
+  for (const auto& r : cuda_driver) {
+    if (r.min_linux) known.push_back(*r.min_linux);
+    if (r.min_windows) known.push_back(*r.min_windows);
+  }
+  for (const auto& r : minor_compat) {
+    if (r.min_linux) known.push_back(*r.min_linux);
+    if (r.min_windows) known.push_back(*r.min_windows);
+  }
+  for (const auto& v : known) {
+    if (v.parts.size() <= typed.parts.size()) continue;
+    if (std::equal(typed.parts.begin(), typed.parts.end(), v.parts.begin())) return v;
+  }
+  return typed;
 }
 
 const GpuRow* Compat::gpu_by_pci_id(std::uint32_t device_id) const {

@@ -191,6 +191,17 @@ class Compat {
   [[nodiscard]] const CudaArchRow* newest_arch_row(long major) const;
   // A GPU by product name: case, spaces and the "NVIDIA"/"GeForce" words do not matter.
   [[nodiscard]] const GpuRow* gpu_by_name(const std::string& name) const;
+  // Every GPU a name as people type it stands for: the row with exactly these words ("RTX 4090",
+  // "GTX1650", "Tesla V100-SXM2-16GB"), else every row holding all of its words as whole words
+  // ("A100" is the five A100 boards, never "RTX A1000"; "a100 80gb" two of them).
+  [[nodiscard]] std::vector<const GpuRow*> gpus_matching(const std::string& name) const;
+  // The compute capability of such a name when all its rows agree on it; nullopt when none
+  // matches or they differ (then `candidates` lists them, for the user to pick).
+  [[nodiscard]] std::optional<Version> gpu_cc(const std::string& name,
+                                              std::vector<const GpuRow*>* candidates = nullptr) const;
+  // A driver typed with fewer numbers than NVIDIA's ("450.80") is the release the tables know by
+  // those numbers (450.80.02); any other version is returned as typed.
+  [[nodiscard]] Version driver_release(const Version& typed) const;
   // A GPU by PCI device id (vendor 0x10de), for a GPU seen on the bus without a driver.
   [[nodiscard]] const GpuRow* gpu_by_pci_id(std::uint32_t device_id) const;
   // Table names that contain each word of `name` (as part of a word: "GTX 16" finds the

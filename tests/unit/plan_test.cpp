@@ -93,6 +93,33 @@ TEST(Compat, NewestCudaOfADriver) {
   EXPECT_FALSE(k().newest_cuda(v("300.0"), DriverOs::linux));
 }
 
+TEST(Compat, AGpuNameStandsForEveryBoardWithItsWordsExactFamilyFirst) {
+  // "A100": the A100 boards (whole words), never RTX A1000 (cc 8.6), which only contains "a100".
+  std::vector<const GpuRow*> rows;
+  const auto cc = k().gpu_cc("A100", &rows);
+  ASSERT_TRUE(cc) << rows.size();
+  EXPECT_EQ(*cc, v("8.0"));
+  EXPECT_GE(rows.size(), 4u);
+  for (const auto* r : rows) EXPECT_FALSE(has(r->name, "A1000")) << r->name;
+  EXPECT_EQ(k().gpu_cc("a100 80gb", &rows).value_or(Version{}), v("8.0"));
+  EXPECT_GE(rows.size(), 2u);
+  for (const auto* r : rows) EXPECT_TRUE(has(r->name, "80GB")) << r->name;
+  // The exact name wins over longer names holding it: "RTX 4090" is not also the 4090 D.
+  ASSERT_EQ(k().gpus_matching("RTX 4090").size(), 1u);
+  // Words that mean boards of different capabilities: no answer, but the candidates.
+  EXPECT_FALSE(k().gpu_cc("Tesla", &rows));
+  EXPECT_GE(rows.size(), 2u);
+  EXPECT_TRUE(k().gpus_matching("GeForce GTX 1651").empty());
+}
+
+TEST(Compat, ADriverWithTwoNumbersIsTheReleaseTheTablesKnow) {
+  EXPECT_EQ(k().driver_release(v("450.80")).str(), "450.80.02");  // CUDA 11.x's compatibility floor
+  EXPECT_EQ(k().driver_release(v("525.60")).str(), "525.60.13");
+  EXPECT_EQ(k().driver_release(v("546.33")).str(), "546.33");      // a Windows driver has two numbers
+  EXPECT_EQ(k().driver_release(v("450.80.02")).str(), "450.80.02");
+  EXPECT_EQ(k().driver_release(v("999.1")).str(), "999.1");        // unknown: as typed
+}
+
 TEST(Compat, GpuByNameIgnoresCaseSpacesAndBrandWords) {
   for (const char* n : {"GeForce GTX 1650", "NVIDIA GeForce GTX 1650", "gtx 1650", "  GTX   1650 "}) {
     const GpuRow* g = k().gpu_by_name(n);
@@ -105,6 +132,11 @@ TEST(Compat, GpuByNameIgnoresCaseSpacesAndBrandWords) {
   EXPECT_EQ(k().gpu_by_name("H200")->cc, v("9.0"));
   EXPECT_EQ(k().gpu_by_name("GeForce GTX 1651"), nullptr);
   EXPECT_EQ(k().gpu_by_name(""), nullptr);
+  // Glued and dashed spellings are the same words.
+  EXPECT_EQ(k().gpu_by_name("GTX1650")->name, "NVIDIA GeForce GTX 1650");
+  EXPECT_EQ(k().gpu_by_name("rtx 4090")->name, "NVIDIA GeForce RTX 4090");
+  EXPECT_EQ(k().gpu_by_name("RTX4090")->name, "NVIDIA GeForce RTX 4090");
+  EXPECT_EQ(k().gpu_by_name("tesla v100-sxm2-16gb")->cc, v("7.0"));
   const auto like = k().gpu_names_like("1650", 20);
   EXPECT_GE(like.size(), 4u);
   for (const auto& n : like) EXPECT_TRUE(has(n, "1650")) << n;
@@ -341,6 +373,30 @@ TEST(PlanCli, WalkthroughJsonContract) {
   ASSERT_FALSE(j.at("excluded").empty());
   EXPECT_EQ(j.at("excluded")[0].at("what"), "tensorflow 2.11.0+");
   EXPECT_FALSE(j.at("steps").empty());
+}
+
+// The audit's scenario 7 (shared/reference/knowledge-audit.md): a name as people type it and a
+// driver with two numbers. "A100" is the A100 boards (cc 8.0), not "RTX A1000" (8.6); 450.80 is
+// the 450.80.02 release, exactly CUDA 11.x's minor-version-compatibility floor, so Python 3.8
+// gets torch 2.4.1+cu118 (the last release for 3.8) instead of "nothing fits".
+TEST(PlanCli, AuditScenarioSevenA100WithATwoPartDriver) {
+  const ProcResult r = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "A100", "--driver", "450.80", "--python",
+                                     "3.8", "--framework", "pytorch"});
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("inputs").at("cc"), "8.0");
+  EXPECT_EQ(j.at("inputs").at("driver"), "450.80.02");
+  EXPECT_EQ(j.at("recommended").at("framework_version"), "2.4.1");
+  EXPECT_EQ(j.at("recommended").at("cuda"), "11.8");
+}
+
+TEST(PlanCli, AnAmbiguousGpuNameIsAnsweredWithItsCandidates) {
+  const ProcResult r = run_gpuready({"plan", "--os", "linux", "--gpu", "Tesla", "--framework", "pytorch"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "different compute capabilities")) << r.err;
+  EXPECT_TRUE(has(r.err, "Tesla K80 (compute capability 3.7)")) << r.err;
+  EXPECT_TRUE(has(r.err, "Tesla V100-SXM2-16GB (compute capability 7.0)")) << r.err;
 }
 
 TEST(PlanCli, HumanOutputHasTheSections) {
