@@ -391,6 +391,32 @@ TEST(PlanCli, AuditScenarioSevenA100WithATwoPartDriver) {
   EXPECT_EQ(j.at("recommended").at("cuda"), "11.8");
 }
 
+// The audit's extra probes (knowledge-audit.md section 13), each wrong on the tables before.
+TEST(PlanCli, AuditProbesKeplerJaxVoltaCu128AndTensorflow20) {
+  // jaxlib has no Kepler kernels from 0.4.4 on: a K80 must not be sent to 0.4.12.
+  const ProcResult k80 = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "Tesla K80", "--driver", "470.82.01",
+                                       "--python", "3.9", "--framework", "jax"});
+  ASSERT_TRUE(k80.started) << k80.error;
+  const auto jk = nlohmann::json::parse(k80.out);
+  if (jk.at("recommended").is_object()) {
+    const auto v = Version::parse(jk.at("recommended").at("framework_version").get<std::string>());
+    ASSERT_TRUE(v);
+    EXPECT_LT(*v, *Version::parse("0.4.4")) << k80.out;
+  }
+  // torch 2.11 cu128 ships no sm_70: a V100 pinned to CUDA 12.8 gets an older release.
+  const ProcResult v100 = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "Tesla V100-SXM2-16GB", "--driver",
+                                        "570.86.15", "--python", "3.11", "--cuda", "12.8", "--framework", "pytorch"});
+  const auto jv = nlohmann::json::parse(v100.out);
+  ASSERT_TRUE(jv.at("recommended").is_object()) << v100.out;
+  EXPECT_NE(jv.at("recommended").at("framework_version"), "2.11.0") << v100.out;
+  // TensorFlow 2.0's GPU build on Linux is the tensorflow-gpu package (plain tensorflow is CPU-only before 2.1).
+  const ProcResult tf20 = run_gpuready({"plan", "--json", "--os", "linux", "--cc", "7.5", "--driver", "450.80.02",
+                                        "--python", "3.7", "--framework", "tensorflow", "--framework-version", "2.0"});
+  const auto jt = nlohmann::json::parse(tf20.out);
+  ASSERT_TRUE(jt.at("recommended").is_object()) << tf20.out;
+  EXPECT_EQ(jt.at("recommended").at("package"), "tensorflow-gpu") << tf20.out;
+}
+
 TEST(PlanCli, AnAmbiguousGpuNameIsAnsweredWithItsCandidates) {
   const ProcResult r = run_gpuready({"plan", "--os", "linux", "--gpu", "Tesla", "--framework", "pytorch"});
   EXPECT_EQ(r.exit_code, 2);
