@@ -639,14 +639,18 @@ TEST(PlanPytorch, PascalAvoidsCuda13Wheels) {
   }
 }
 
-// Titan V (sm_70), --cuda 12.8: cu128 rows are 2.7.0-2.11.0; 2.11.0 cu128 lists 70 ->
-// recommended (cuDNN 9.17.1.4). 580.82.07 >= 570.26 (12.8 Linux) -> full.
+// Titan V (sm_70), --cuda 12.8: cu128 rows are 2.7.0-2.11.0; 2.11.0 cu128 has no sm_70 (PyTorch
+// dropped Volta from cu128 in 2.11; knowledge-audit sections 1 and 12) -> 2.10.0 cu128
+// (cuDNN 9.10.2.21, before cuDNN 9.11 dropped Volta). 580.82.07 >= 570.26 (12.8 Linux) -> full.
 TEST(PlanPytorch, VoltaPinnedCuda128) {
   const Plan& p = plan_for("torch_titanv_pin_cuda_12_8");
-  expect_stack(p, "2.11.0", "12.8", "9.17.1.4", "3.12", "525.60.13");
+  expect_stack(p, "2.10.0", "12.8", "9.10.2.21", "3.12", "525.60.13");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu128");
   EXPECT_EQ(p.recommended->support, "full");
+  const Exclusion* e = exclusion_for(p, "2.11.0", "cu128");
+  ASSERT_NE(e, nullptr) << dump(p);
+  EXPECT_TRUE(names_architecture(e->why) || has(e->why, "7.0")) << e->why;
 }
 
 // GTX 980 (sm_52, Maxwell): cu128 lists start at 70, cu13x at 75 -> out; 2.14.0 cu126 lists 50
