@@ -75,7 +75,6 @@ std::string family_word(const std::string& family) {
   return family;
 }
 
-
 // Words of a line that says something failed (the library fallback's condition).
 constexpr const char* kFailureWords[] = {"not found", "missing", "cannot", "can't", "could not", "couldn't",
                                          "unable", "failed", "no such file", "error"};

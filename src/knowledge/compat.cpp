@@ -127,12 +127,11 @@ std::vector<std::string> name_words(const std::string& name) {
     if (c == '-' || c == '_' || c == '(' || c == ')' || c == ',' || c == '/') c = ' ';
   std::vector<std::string> out;
   std::istringstream in(spaced);
-  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
   for (std::string w; in >> w;) {
     if (w == "nvidia" || w == "geforce") continue;
     for (const char* series : {"gtx", "rtx", "gt", "mx"}) {
       const size_t n = std::strlen(series);
-      if (w.size() > n && w.compare(0, n, series) == 0 && is_digit(w[n])) {
+      if (w.size() > n && w.compare(0, n, series) == 0 && parse::is_digit(w[n])) {
         out.emplace_back(series);
         w.erase(0, n);
         break;
@@ -140,7 +139,7 @@ std::vector<std::string> name_words(const std::string& name) {
     }
     // "3060ti", "1650super": the number and its suffix.
     size_t d = 0;
-    while (d < w.size() && is_digit(w[d])) ++d;
+    while (d < w.size() && parse::is_digit(w[d])) ++d;
     if (d >= 3 && d < w.size() && (w.compare(d, std::string::npos, "ti") == 0 || w.compare(d, std::string::npos, "super") == 0)) {
       out.push_back(w.substr(0, d));
       out.push_back(w.substr(d));
@@ -498,8 +497,7 @@ std::vector<const GpuRow*> Compat::gpus_matching(const std::string& name) const 
   std::vector<const GpuRow*> out;
   const auto want = name_words(name);
   if (want.empty()) return out;
-  for (const auto& g : gpus)
-    if (name_words(g.name) == want) return {&g};  // the exact name first
+  if (const GpuRow* exact = gpu_by_name(name)) return {exact};  // the exact name first
   for (const auto& g : gpus) {
     const auto have = name_words(g.name);
     if (std::all_of(want.begin(), want.end(), [&](const std::string& w) { return std::find(have.begin(), have.end(), w) != have.end(); }))

@@ -338,23 +338,25 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
   // A pre-10.1 number, told apart by the message on the line (46 is cudaErrorDevicesUnavailable then).
   const auto c = ex().explain("THCudaCheck FAIL file=THCStorage.cu line=66 error=46 : all CUDA-capable devices are busy or unavailable");
   EXPECT_TRUE(names(root_of(c), "cudaErrorDevicesUnavailable")) << roots(c);
-  // A CHECK's "(N vs. 0)" names whose status N is.
-  const auto d = ex().explain(
-      "F tensorflow/stream_executor/cuda/cuda_dnn.cc:521] Check failed: cudnnSetTensorNdDescriptor(handle_.get(), elem_type, nd, "
-      "dims.data(), strides.data()) == CUDNN_STATUS_SUCCESS (3 vs. 0)batch_descriptor: {count: 0 feature_map_count: 64}");
-  EXPECT_TRUE(names(root_of(d), "CUDNN_STATUS_BAD_PARAM")) << "cuDNN 8's number 3: " << roots(d);
-  const auto e = ex().explain("Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)");
-  EXPECT_TRUE(names(root_of(e), "CUBLAS_STATUS_EXECUTION_FAILED")) << roots(e);
-  // Numba: "[N] Call to cuXxx results in ..." is the driver API's number.
-  const auto f = ex().explain("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in UNKNOWN_CUDA_ERROR");
-  EXPECT_TRUE(names(root_of(f), "CUDA_ERROR_ILLEGAL_ADDRESS")) << roots(f);
-  // The kernel driver's Xid events, in the log formats of several driver generations.
-  const auto x1 = ex().explain("Xid 13, pid=1234, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address");
-  EXPECT_TRUE(names(root_of(x1), "Xid 13")) << roots(x1);
-  const auto x2 = ex().explain("[  966.503025] NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000");
-  EXPECT_TRUE(names(root_of(x2), "Xid 31")) << roots(x2);
-  const auto x3 = ex().explain("NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, NVLink: fatal error detected on link 4");
-  EXPECT_TRUE(names(root_of(x3), "nvlink-error")) << roots(x3);
+  // Where the line says whose number it is in other ways: a CHECK's "(N vs. 0)" (3 is cuDNN 8's
+  // BAD_PARAM), Numba's "[N] Call to cuXxx results in" (the driver API's number), and the kernel
+  // driver's Xid events in the log formats of several driver generations.
+  const std::pair<const char*, const char*> other_forms[] = {
+      {"F tensorflow/stream_executor/cuda/cuda_dnn.cc:521] Check failed: cudnnSetTensorNdDescriptor(handle_.get(), "
+       "elem_type, nd, dims.data(), strides.data()) == CUDNN_STATUS_SUCCESS (3 vs. 0)batch_descriptor: {count: 0 "
+       "feature_map_count: 64}",
+       "CUDNN_STATUS_BAD_PARAM"},
+      {"Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)", "CUBLAS_STATUS_EXECUTION_FAILED"},
+      {"numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in UNKNOWN_CUDA_ERROR",
+       "CUDA_ERROR_ILLEGAL_ADDRESS"},
+      {"Xid 13, pid=1234, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address", "Xid 13"},
+      {"[  966.503025] NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000", "Xid 31"},
+      {"NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, NVLink: fatal error detected on link 4", "nvlink-error"},
+  };
+  for (const auto& [text, token] : other_forms) {
+    const auto m = ex().explain(text);
+    EXPECT_TRUE(names(root_of(m), token)) << token << " in " << text << ": " << roots(m);
+  }
   // Numbers nobody attributes to CUDA stay numbers.
   for (const char* t : {"HTTP error 404: Not Found", "Process finished with exit code 139", "error 804 in line 3 of config.yaml",
                         "assert(x == 0) failed (3 vs. 0)", "[404] Call to api.example.com results in Not Found",
