@@ -223,6 +223,13 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
     if (!t.ok()) return std::nullopt;
   }
   {
+    RowReader t(k, "gpu_driver_branches", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.driver_branches.push_back({t.text(r, "architecture"), t.version(r, "cc_min").major_minor(),
+                                   t.version(r, "cc_max").major_minor(), t.number(r, "last_branch")});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
     RowReader t(k, "library_names", error);
     for (size_t r = 0; t.ok() && r < t.size(); ++r)
       c.library_names.push_back({t.text(r, "library"), t.number(r, "cuda_major"), t.words(r, "linux_soname"),
@@ -455,6 +462,34 @@ std::optional<Version> Compat::full_floor(const Version& cuda, DriverOs os) cons
   // Windows drivers of a branch carry the same branch number, so the branch is the floor.
   if (r->min_linux) return Version::of({r->min_linux->major()});
   return std::nullopt;
+}
+
+const CudnnRow* Compat::cudnn_row_for(const Version& release, long cuda_major, bool* exact) const {
+  const Version mm = release.major_minor();
+  for (const auto& r : cudnn) {  // newest first: the first at or below is the nearest
+    if (r.cuda_major != cuda_major || r.cudnn.major() != mm.major() || r.cudnn > mm) continue;
+    if (exact) *exact = r.cudnn == mm;
+    return &r;
+  }
+  return nullptr;
+}
+
+std::optional<GpuDriverFloor> Compat::gpu_driver_floor(const Version& cc, DriverOs os) const {
+  const int sm = sm_of(cc);
+  const CudaArchRow* first = nullptr;
+  for (const auto& r : cuda_arch)  // newest first: the last that has it is the oldest
+    if (r.sm.count(sm)) first = &r;
+  if (!first || first == &cuda_arch.back()) return std::nullopt;
+  const auto driver = full_floor(first->cuda, os);
+  if (!driver) return std::nullopt;
+  return GpuDriverFloor{first->cuda, *driver};
+}
+
+const DriverBranchRow* Compat::gpu_driver_ceiling(const Version& cc) const {
+  const Version mm = cc.major_minor();
+  for (const auto& r : driver_branches)
+    if (mm >= r.cc_min && mm <= r.cc_max) return &r;
+  return nullptr;
 }
 
 std::optional<Version> Compat::compat_floor(long major, DriverOs os) const {

@@ -44,6 +44,19 @@ struct GpuRow {
   std::vector<std::uint32_t> pci_device_ids;  // 0x1f91, ... (NVIDIA vendor 0x10de)
 };
 
+// The last driver branch that supports an architecture: gpu_driver_branches.csv. Later drivers
+// ignore such a GPU ("supported through the NVIDIA 470.xx Legacy drivers").
+struct DriverBranchRow {
+  std::string architecture;  // "Kepler"
+  Version cc_min, cc_max;    // 3.0 .. 3.7
+  long last_branch = 0;      // 470
+};
+// The first driver that knows an architecture: the GA driver of the first CUDA that builds for it.
+struct GpuDriverFloor {
+  Version cuda;    // 12.8: the first CUDA whose nvcc builds sm_120
+  Version driver;  // 570.26 (its toolkit's Linux or Windows GA driver)
+  [[nodiscard]] long branch() const { return driver.major(); }
+};
 struct CudnnRow {
   Version cudnn;             // 8.9
   long cuda_major = 0;
@@ -209,6 +222,17 @@ class Compat {
   [[nodiscard]] std::vector<std::string> gpu_names_like(const std::string& name, size_t limit) const;
   // An architecture name for a compute capability ("Turing" for 7.5), "" if none known.
   [[nodiscard]] std::string architecture_of(const Version& cc) const;
+  // The cuDNN row that describes release `cudnn` ("9.1.0.70") for CUDA `cuda_major`: its own
+  // major.minor, else the newest older release of the same major the tables have (*exact false:
+  // then the answer is the nearest documented one, and callers say so). nullptr when none.
+  [[nodiscard]] const CudnnRow* cudnn_row_for(const Version& cudnn, long cuda_major, bool* exact = nullptr) const;
+  // The first driver that supports a GPU of compute capability `cc`: the GA driver of the oldest
+  // CUDA in the tables whose architectures include it exactly. nullopt when even the oldest CUDA in
+  // the tables builds for it (the floor is older than the tables) or none does.
+  [[nodiscard]] std::optional<GpuDriverFloor> gpu_driver_floor(const Version& cc, DriverOs os) const;
+  // The last driver branch for a GPU of compute capability `cc`; nullptr when its architecture is
+  // still supported by current drivers.
+  [[nodiscard]] const DriverBranchRow* gpu_driver_ceiling(const Version& cc) const;
   [[nodiscard]] const LibraryNameRow* library(const std::string& library, long cuda_major) const;
   // The datasheet peaks of a GPU by its exact NVML name ("NVIDIA H100 80GB HBM3"; no folding: the
   // name tells SXM from PCIe and NVL boards apart); nullptr when the table has no row for it.
@@ -221,6 +245,7 @@ class Compat {
   std::vector<CudaArchRow> cuda_arch;      // newest first
   std::vector<GpuRow> gpus;
   std::vector<CudnnRow> cudnn;             // newest first
+  std::vector<DriverBranchRow> driver_branches;
   std::vector<LibraryNameRow> library_names;
   std::vector<TensorflowRow> tensorflow;   // newest first
   std::vector<PytorchRow> pytorch;         // newest first

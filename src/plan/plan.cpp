@@ -28,6 +28,7 @@ struct Candidate {
   Version cuda;     // the build's CUDA (for ranking and per-major alternatives)
   std::vector<Failure> failures;
   bool pinned = true;  // matches --framework-version / --cuda
+  bool unverified = false;  // a part's support for this GPU lies between two documented releases
   [[nodiscard]] bool viable() const { return failures.empty(); }
   // How exclusions name it: the framework's pip name ("torch", "tensorflow", "jax").
   [[nodiscard]] std::string name() const { return stack.framework == "pytorch" ? "torch" : stack.framework; }
@@ -75,17 +76,46 @@ class Checker {
                             fmt::format("use Python {}", range_text(lo, hi))});
   }
 
-  // `explicit_floor`: a floor the framework itself documents (JAX), else the CUDA rule.
+  // `explicit_floor`: a floor the framework itself documents (JAX), else the CUDA rule. With the
+  // GPU known, its own limits apply too: a driver older than its architecture does not know it
+  // (the first branch, compared by branch: a launch driver of that branch works), and a driver
+  // newer than its last branch ignores it (R470 for Kepler, R580 for Maxwell to Volta).
   void driver(Candidate& c, const Version& cuda, std::optional<Version> explicit_floor = std::nullopt) const {
     const DriverOs dos = driver_os(os_);
-    const std::optional<Version> required = explicit_floor ? explicit_floor : k_.required_driver(cuda, dos);
+    std::optional<Version> required = explicit_floor ? explicit_floor : k_.required_driver(cuda, dos);
+    const auto gpu_floor = in_.cc ? k_.gpu_driver_floor(*in_.cc, dos) : std::nullopt;
+    const bool gpu_sets_floor = gpu_floor && (!required || required->major() < gpu_floor->branch());
+    if (gpu_sets_floor) required = gpu_floor->driver;
     c.stack.min_driver = required ? required->str() : "";
+    const knowledge::DriverBranchRow* last = in_.cc ? k_.gpu_driver_ceiling(*in_.cc) : nullptr;
+    if (last && required && required->major() > last->last_branch) {
+      c.failures.push_back({Kind::driver,
+                            fmt::format("CUDA {} builds need driver >= {}, but {} GPUs end at the R{} branch", cuda.major_minor().str(),
+                                        required->str(), last->architecture, last->last_branch),
+                            ""});
+      return;
+    }
     if (!in_.driver) {
       c.stack.support = "driver unknown";
       return;
     }
     const Version& d = *in_.driver;
-    if (required && d < *required) {
+    if (last && d.major() > last->last_branch) {
+      c.failures.push_back({Kind::driver,
+                            fmt::format("driver {} no longer supports {} GPUs (their last branch is R{}): it ignores this GPU",
+                                        d.str(), last->architecture, last->last_branch),
+                            fmt::format("install the R{} driver branch, the last for {}", last->last_branch, last->architecture)});
+      return;
+    }
+    if (gpu_sets_floor && d.major() < gpu_floor->branch()) {
+      c.failures.push_back({Kind::driver,
+                            fmt::format("driver {} predates {}: its first driver branch is R{} (CUDA {}'s driver {})", d.str(),
+                                        gpu_words(), gpu_floor->branch(), gpu_floor->cuda.major_minor().str(),
+                                        gpu_floor->driver.str()),
+                            fmt::format("upgrade the driver to >= {}", gpu_floor->driver.str())});
+      return;
+    }
+    if (!gpu_sets_floor && required && d < *required) {
       c.failures.push_back({Kind::driver,
                             fmt::format("{}; CUDA {} builds need >= {}", driver_reach(d, dos), cuda.major_minor().str(),
                                         required->str()),
@@ -99,6 +129,47 @@ class Checker {
           "driver {} runs CUDA {} through minor-version compatibility (the toolkit's own floor is {}): no PTX JIT "
           "compilation, so a GPU newer than the build's architectures will not work",
           d.str(), cuda.major_minor().str(), full ? full->str() : std::string("not in the tables")));
+  }
+
+  // The cuDNN a build bundles or needs against the GPU: cuDNN ships kernels for a range of
+  // architectures of its own (9.x: cc >= 5.0; 9.11+: cc >= 7.5), whatever the framework's list.
+  void cudnn(Candidate& c, const std::string& cudnn_text, long cuda_major, bool bundled) const {
+    if (!in_.cc || cudnn_text.empty()) return;
+    const auto v = Version::parse(cudnn_text);
+    if (!v) return;
+    const int g = knowledge::sm_of(*in_.cc);
+    bool exact = false;
+    const knowledge::CudnnRow* r = nullptr;
+    if (v->parts.size() == 1) {  // "7": any 7.x, so the newest one
+      for (const auto& n : k_.cudnn)
+        if (!r && n.cuda_major == cuda_major && n.cudnn.major() == v->major()) r = &n;
+      exact = r != nullptr;
+    } else {
+      r = k_.cudnn_row_for(*v, cuda_major, &exact);
+    }
+    const std::string what = fmt::format("{} cuDNN {}", bundled ? "its bundled" : "the", v->str());
+    if (!r) {
+      c.stack.notes.push_back(fmt::format("{} (CUDA {}) is not in gpuready's tables: whether it has kernels for {} is not known",
+                                          what, cuda_major, gpu_words()));
+      return;
+    }
+    if (g < r->min_sm) {
+      c.failures.push_back({Kind::arch,
+                            fmt::format("{} has no kernels for {} (cuDNN {} for CUDA {} supports compute capability >= {})",
+                                        what, gpu_words(), r->cudnn.str(), cuda_major, knowledge::cc_of_sm(r->min_sm)),
+                            ""});
+      return;
+    }
+    if (exact) return;
+    // Between two documented releases that disagree about this GPU the answer is not known.
+    for (const auto& n : k_.cudnn)
+      if (n.cuda_major == cuda_major && n.cudnn.major() == v->major() && n.cudnn > v->major_minor() && g < n.min_sm) {
+        c.stack.notes.push_back(fmt::format(
+            "{}'s architectures are not in gpuready's tables: {} supports {}, {} does not; unverified for this GPU", what,
+            r->cudnn.str(), gpu_words(), n.cudnn.str()));
+        c.unverified = true;
+        return;
+      }
   }
 
   // "driver 546.33 supports CUDA <= 12.3 (12.x through minor-version compatibility)"
@@ -206,6 +277,7 @@ std::vector<Candidate> tensorflow_candidates(const Checker& ck, const PlanInputs
               ck.gpu_words(), row->cuda->major_minor().str(), knowledge::cc_of_sm(arch->max_sm)));
       }
     }
+    if (row->cuda && row->cudnn) ck.cudnn(c, row->cudnn->str(), row->cuda->major(), row->and_cuda);
     if (row->cuda) ck.driver(c, *row->cuda);
     out.push_back(std::move(c));
   }
@@ -260,6 +332,7 @@ std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& i
               row.cuda->major_minor().str()));
       }
     }
+    ck.cudnn(c, row.cudnn, row.cuda->major(), true);
     ck.driver(c, *row.cuda);
     out.push_back(std::move(c));
   }
@@ -304,6 +377,21 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
                               fmt::format("CUDA {} (newest {}) cannot build for {}", row.cuda_major,
                                           newest->cuda.major_minor().str(), ck.gpu_words()),
                               ""});
+    }
+    // pip resolves the newest cuDNN of the plugin's CUDA major; a GPU it dropped needs a pin.
+    if (ck.cc_known() && row.cudnn_min && c.viable() && c.stack.bundles_cuda) {
+      ck.cudnn(c, row.cudnn_min->str(), row.cuda_major, true);
+      const int g = knowledge::sm_of(ck.cc());
+      const knowledge::CudnnRow* first_without = nullptr;  // the oldest release (>= the pin) without this GPU
+      for (const auto& n : k.cudnn)
+        if (n.cuda_major == row.cuda_major && n.cudnn.major() == row.cudnn_min->major() && n.cudnn > *row.cudnn_min &&
+            g < n.min_sm)
+          first_without = &n;
+      if (c.viable() && first_without)
+        c.stack.notes.push_back(fmt::format(
+            "pip installs the newest nvidia-cudnn-cu{} (cuDNN {} and later have no kernels for {}): pin "
+            "\"nvidia-cudnn-cu{}<{}\" in the same pip command",
+            row.cuda_major, first_without->cudnn.str(), ck.gpu_words(), row.cuda_major, first_without->cudnn.str()));
     }
     // The JAX docs give a Linux floor; WSL2 runs the Windows driver, so the CUDA rule applies there.
     std::optional<Version> floor;
@@ -501,6 +589,13 @@ Plan make_plan(const Compat& k, const PlanInputs& inputs) {
     p.alternatives.push_back(std::move(s));
   };
   if (pinned && newest_any) add_alternative(*newest_any, "the newest that fits without the pins");
+  // When the tables cannot confirm a part of the recommendation for this GPU, the newest they can.
+  if (rec && rec->unverified)
+    for (const auto& c : all)
+      if (c.viable() && c.pinned && !c.unverified) {
+        add_alternative(c, "the newest whose parts are all documented for this GPU");
+        break;
+      }
   // The newest of each other CUDA major: among the pinned stacks, and among all when none fits the pins.
   for (bool only_pinned : {true, false}) {
     if (!only_pinned && rec) break;

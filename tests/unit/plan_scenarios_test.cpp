@@ -394,10 +394,11 @@ TEST(PlanTensorflow, LinuxRtx4090Python312) {
 
 // Linux driver 470.57.02 (full support up to CUDA 11.4): every CUDA 12 build (2.15.0-2.21.0)
 // fails the 525.60.13 floor. 2.14.0 (3.9-3.11, CUDA 11.8, cuDNN 8.7) runs through minor-version
-// compatibility (>= 450.80.02; 11.8's own floor 520.61.05 is not met).
+// compatibility (>= 450.80.02; 11.8's own floor 520.61.05 is not met). The floor shown is the
+// GPU's (cc 8.6): its first driver is CUDA 11.1's 455.23, above the CUDA 11 floor.
 TEST(PlanTensorflow, LinuxOldDriverPicksCuda11Build) {
   const Plan& p = plan_for("tf_linux_old_driver_470");
-  expect_stack(p, "2.14.0", "11.8", "8.7", "3.10", "450.80.02");
+  expect_stack(p, "2.14.0", "11.8", "8.7", "3.10", "455.23");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->support, "minor-version compatibility");
   for (const char* v : {"2.15.0", "2.16.1", "2.17.0", "2.18.0", "2.19.0", "2.20.0", "2.21.0"}) {
@@ -449,10 +450,11 @@ TEST(PlanTensorflow, Wsl2AllowsNewTensorflowWithWindowsFloors) {
 
 // WSL2 with Windows driver 526.98: the Linux floor (525.60.13) would pass, the Windows floor
 // 527.41 does not -> every CUDA 12 build (2.15.0+) is out. 2.14.0 (CUDA 11.8): 526.98 >= 452.39
-// and >= 520.06 (11.8's own Windows floor) -> full.
+// and >= 520.06 (11.8's own Windows floor) -> full. The floor shown is the GPU's (cc 8.6):
+// CUDA 11.1's Windows driver 456.38.
 TEST(PlanTensorflow, Wsl2ComparesWithWindowsFloorNotLinux) {
   const Plan& p = plan_for("tf_wsl2_driver_526_98");
-  expect_stack(p, "2.14.0", "11.8", "8.7", "3.11", "452.39");
+  expect_stack(p, "2.14.0", "11.8", "8.7", "3.11", "456.38");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->support, "full");
   const Exclusion* e = exclusion_for(p, "2.15.0");
@@ -487,7 +489,7 @@ TEST(PlanTensorflow, PythonTooNew) {
 // numpy ">=1.22,<=1.24.3"). 550.54.14 >= 520.61.05 (11.8 Linux) -> full.
 TEST(PlanTensorflow, LinuxPython38PicksNewestThatSupportsIt) {
   const Plan& p = plan_for("tf_linux_python_3_8");
-  expect_stack(p, "2.13.0", "11.8", "8.6", "3.8", "450.80.02");
+  expect_stack(p, "2.13.0", "11.8", "8.6", "3.8", "455.23");  // the GPU's (cc 8.6) first driver
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->support, "full");
   EXPECT_EQ(p.recommended->numpy, tf_numpy("2.13.0", "linux"));  // ">=1.22,<=1.24.3"
@@ -549,10 +551,11 @@ TEST(PlanTensorflow, NothingKnownGivesNewestRow) {
 // cu12x need >= 525.60.13, cu13x >= 580.65.06 -> all excluded for the driver (Python 3.10 is in
 // every row's range, sm_86 in every list, so the driver is the first failing check).
 // Newest cu11x wheel: 2.7.1 cu118 (cuDNN 9.1.0.70; 2.8+ have no cu118) through minor-version
-// compatibility (>= 450.80.02, < 520.61.05).
+// compatibility (>= 450.80.02, < 520.61.05). The floor shown is the RTX 3090's own: CUDA 11.1's
+// 455.23, the first driver for sm_86.
 TEST(PlanPytorch, OldDriverPicksNewestCu11xWheel) {
   const Plan& p = plan_for("torch_linux_old_driver_470");
-  expect_stack(p, "2.7.1", "11.8", "9.1.0.70", "3.10", "450.80.02");
+  expect_stack(p, "2.7.1", "11.8", "9.1.0.70", "3.10", "455.23");
   if (!p.recommended) return;
   const Stack& r = *p.recommended;
   EXPECT_EQ(r.framework, "pytorch");
@@ -610,10 +613,11 @@ TEST(PlanPytorch, Rtx5090PinnedToCuda126Fails) {
 
 // RTX 5090 on Windows, driver 572.16, Python 3.12. cu13x: Windows 13.x floor is N/A, the 580
 // branch stands in -> 572.16 fails. cu126 lacks sm_120. Newest cu128: 2.11.0 (70-120,
-// cuDNN 9.17.1.4); 572.16 >= 527.41 and >= 570.65 (12.8 Windows) -> full.
+// cuDNN 9.17.1.4); 572.16 >= 527.41 and >= 570.65 (12.8 Windows) -> full. The floor shown is the
+// GPU's: sm_120 arrived with CUDA 12.8, whose Windows driver is 570.65 (the R570 branch).
 TEST(PlanPytorch, Rtx5090WindowsDriver572PicksCu128) {
   const Plan& p = plan_for("torch_rtx5090_windows_572");
-  expect_stack(p, "2.11.0", "12.8", "9.17.1.4", "3.12", "527.41");
+  expect_stack(p, "2.11.0", "12.8", "9.17.1.4", "3.12", "570.65");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu128");
   EXPECT_EQ(p.recommended->os, "windows");
@@ -726,10 +730,11 @@ TEST(PlanPytorch, Wsl2Driver52849) {
 
 // WSL2, Windows driver 526.98: below the Windows 12.x floor 527.41 (the Linux one, 525.60.13,
 // would pass) -> every cu12x out; newest cu11x 2.7.1 cu118 (sm_89 in CUDA 11.8), Windows floor
-// 452.39; 526.98 >= 520.06 (11.8 Windows) -> full.
+// 452.39; 526.98 >= 520.06 (11.8 Windows) -> full. The floor shown is the GPU's (sm_89): CUDA
+// 11.8's Windows driver 520.06, the first for Ada.
 TEST(PlanPytorch, Wsl2Driver52698UsesWindowsFloor) {
   const Plan& p = plan_for("torch_wsl2_driver_526_98");
-  expect_stack(p, "2.7.1", "11.8", "9.1.0.70", "3.11", "452.39");
+  expect_stack(p, "2.7.1", "11.8", "9.1.0.70", "3.11", "520.06");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu118");
   EXPECT_EQ(p.recommended->support, "full");
@@ -782,7 +787,7 @@ TEST(PlanPytorch, PinnedMinorVersion) {
 // --cuda 11.8: cu118 rows are 2.0.0-2.7.1; newest 2.7.1 cu118. 535.54.03 >= 520.61.05 -> full.
 TEST(PlanPytorch, PinnedCuda118) {
   const Plan& p = plan_for("torch_pin_cuda_11_8");
-  expect_stack(p, "2.7.1", "11.8", "9.1.0.70", "3.10", "450.80.02");
+  expect_stack(p, "2.7.1", "11.8", "9.1.0.70", "3.10", "455.23");  // the GPU's (cc 8.6) first driver
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu118");
   EXPECT_EQ(p.recommended->support, "full");

@@ -93,6 +93,46 @@ TEST(Compat, NewestCudaOfADriver) {
   EXPECT_FALSE(k().newest_cuda(v("300.0"), DriverOs::linux));
 }
 
+// A GPU's first driver is the GA driver of the first CUDA that builds for its architecture
+// (A100: CUDA 11.0 -> R450; RTX 50: CUDA 12.8 -> R570); its last is its architecture's legacy branch.
+TEST(Compat, AGpuHasAFirstAndALastDriverBranch) {
+  const auto a100 = k().gpu_driver_floor(v("8.0"), DriverOs::linux);
+  ASSERT_TRUE(a100);
+  EXPECT_EQ(a100->branch(), 450);
+  EXPECT_EQ(a100->cuda.str(), "11.0");
+  const auto rtx50 = k().gpu_driver_floor(v("12.0"), DriverOs::windows);
+  ASSERT_TRUE(rtx50);
+  EXPECT_EQ(rtx50->driver.str(), "570.65");
+  EXPECT_EQ(k().gpu_driver_floor(v("8.9"), DriverOs::linux)->branch(), 520);  // Ada: CUDA 11.8
+  EXPECT_EQ(k().gpu_driver_floor(v("8.6"), DriverOs::linux)->driver.str(), "455.23");
+  EXPECT_FALSE(k().gpu_driver_floor(v("6.1"), DriverOs::linux));  // older than the oldest CUDA in the tables
+  ASSERT_NE(k().gpu_driver_ceiling(v("3.7")), nullptr);
+  EXPECT_EQ(k().gpu_driver_ceiling(v("3.7"))->last_branch, 470);  // Kepler
+  EXPECT_EQ(k().gpu_driver_ceiling(v("6.1"))->last_branch, 580);  // Pascal
+  EXPECT_EQ(k().gpu_driver_ceiling(v("7.0"))->last_branch, 580);  // Volta
+  EXPECT_EQ(k().gpu_driver_ceiling(v("5.2"))->architecture, "Maxwell");
+  EXPECT_EQ(k().gpu_driver_ceiling(v("7.5")), nullptr);  // Turing: current drivers
+  EXPECT_EQ(k().gpu_driver_ceiling(v("12.0")), nullptr);
+}
+
+// The cuDNN row for a bundled release: its own, else the nearest older one of the same major.
+TEST(Compat, ACudnnReleaseIsDescribedByItsRowOrTheNearestOlder) {
+  bool exact = true;
+  const auto* r = k().cudnn_row_for(v("9.1.0.70"), 11, &exact);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->cudnn.str(), "9.0");
+  EXPECT_FALSE(exact);
+  EXPECT_EQ(r->min_sm, 50);  // no Kepler in any cuDNN 9
+  r = k().cudnn_row_for(v("9.17.1.4"), 12, &exact);
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(exact);
+  EXPECT_EQ(r->min_sm, 75);
+  EXPECT_EQ(k().cudnn_row_for(v("9.13.0.50"), 12)->min_sm, 75);  // 9.11 dropped Maxwell, Pascal and Volta
+  EXPECT_EQ(k().cudnn_row_for(v("9.10.2.21"), 12)->min_sm, 50);
+  EXPECT_EQ(k().cudnn_row_for(v("8.5.0.96"), 11)->min_sm, 35);
+  EXPECT_EQ(k().cudnn_row_for(v("9.1"), 10), nullptr);  // no cuDNN 9 for CUDA 10
+}
+
 TEST(Compat, AGpuNameStandsForEveryBoardWithItsWordsExactFamilyFirst) {
   // "A100": the A100 boards (whole words), never RTX A1000 (cc 8.6), which only contains "a100".
   std::vector<const GpuRow*> rows;
@@ -330,7 +370,8 @@ TEST(PlanSteps, Wsl2InstallsTheDriverOnWindowsAndTheToolkitFromTheWslRepository)
   EXPECT_TRUE(has(s, "never install a Linux NVIDIA driver inside WSL2")) << s;
   EXPECT_TRUE(has(s, "repos/wsl-ubuntu/x86_64/cuda-keyring")) << s;
   EXPECT_TRUE(has(s, "sudo apt-get install -y cuda-toolkit-11-2")) << s;
-  EXPECT_TRUE(has(s, "NVIDIA driver >= 452.39")) << s;  // the Windows floor: WSL2 runs the Windows driver
+  // The Windows floors: WSL2 runs the Windows driver; cc 8.6's first (CUDA 11.1's) is above CUDA 11's 452.39.
+  EXPECT_TRUE(has(s, "NVIDIA driver >= 456.38")) << s;
 }
 
 TEST(PlanSteps, TooOldDriverGetsAnUpgradeStep) {
@@ -415,6 +456,64 @@ TEST(PlanCli, AuditProbesKeplerJaxVoltaCu128AndTensorflow20) {
   const auto jt = nlohmann::json::parse(tf20.out);
   ASSERT_TRUE(jt.at("recommended").is_object()) << tf20.out;
   EXPECT_EQ(jt.at("recommended").at("package"), "tensorflow-gpu") << tf20.out;
+}
+
+// Audit scenario 3: a Tesla K80 (cc 3.7) with driver 470.82 and Python 3.9. torch 2.4-2.7 cu118
+// bundle cuDNN 9.1 (cc >= 5.0): out, for their cuDNN. 2.3.1 cu118 bundles 8.7, between 8.5 (cc >=
+// 3.5) and 8.9 (cc >= 5.0) in the tables: recommended with that said, and 2.0.1 cu117 (cuDNN
+// 8.5, documented for Kepler) offered beside it.
+TEST(PlanCli, AuditScenarioThreeKeplerAndTheCudnnItsWheelsBundle) {
+  const ProcResult r = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "Tesla K80", "--driver", "470.82.01",
+                                     "--python", "3.9", "--framework", "pytorch"});
+  ASSERT_TRUE(r.started) << r.error;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.at("recommended").is_object()) << r.out;
+  const auto rec = Version::parse(j.at("recommended").at("framework_version").get<std::string>());
+  ASSERT_TRUE(rec);
+  EXPECT_LT(*rec, *Version::parse("2.4")) << r.out;  // never a cuDNN 9 wheel
+  EXPECT_TRUE(has(j.at("recommended").at("notes").dump(), "unverified")) << r.out;
+  bool documented = false;
+  for (const auto& a : j.at("alternatives"))
+    if (a.at("framework_version") == "2.0.1" && a.at("variant") == "cu117") documented = true;
+  EXPECT_TRUE(documented) << r.out;
+  bool cudnn_named = false;
+  for (const auto& e : j.at("excluded"))
+    if (has(e.at("what").get<std::string>(), "cu118") && has(e.at("why").get<std::string>(), "cuDNN 9.1"))
+      cudnn_named = true;
+  EXPECT_TRUE(cudnn_named) << r.out;
+}
+
+// A GPU's driver branches bound the advice: a Kepler GPU is never told to take a CUDA 12 driver
+// (R470 is its last), a Pascal GPU on a 590 driver is told to go back to R580, and an RTX 5090 on
+// a driver before R570 is told its own floor (not CUDA 12's 525.60.13) for the cu128 wheels.
+TEST(PlanCli, DriverAdviceStaysWithinTheBranchesTheGpuTakes) {
+  const ProcResult k80 = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "Tesla K80", "--driver", "470.82.01",
+                                       "--python", "3.11", "--cuda", "12", "--framework", "pytorch"});
+  const auto jk = nlohmann::json::parse(k80.out);
+  EXPECT_FALSE(jk.at("ok").get<bool>()) << k80.out;
+  EXPECT_FALSE(has(jk.at("changes").dump(), "upgrade the driver")) << k80.out;
+  const ProcResult pascal = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "GTX 1080", "--driver", "590.44.01",
+                                          "--python", "3.12", "--framework", "pytorch"});
+  const auto jp = nlohmann::json::parse(pascal.out);
+  EXPECT_FALSE(jp.at("ok").get<bool>()) << pascal.out;
+  EXPECT_TRUE(has(jp.at("changes").dump(), "R580")) << pascal.out;
+  EXPECT_TRUE(has(jp.at("excluded").dump(), "no longer supports Pascal")) << pascal.out;
+  const ProcResult blackwell = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "RTX 5090", "--driver",
+                                             "560.35.03", "--python", "3.12", "--framework", "pytorch"});
+  const auto jb = nlohmann::json::parse(blackwell.out);
+  EXPECT_FALSE(jb.at("ok").get<bool>()) << blackwell.out;
+  EXPECT_TRUE(has(jb.at("excluded").dump(), "its first driver branch is R570")) << blackwell.out;
+  EXPECT_TRUE(has(jb.at("changes").dump(), "upgrade the driver")) << blackwell.out;
+}
+
+// jax[cuda12] lets pip take the newest cuDNN 9, which from 9.11 has no Pascal kernels: the plan
+// says to pin it below 9.11 for a GTX 1080.
+TEST(PlanCli, JaxOnPascalPinsTheCudnnPipWouldTake) {
+  const ProcResult r = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "GTX 1080", "--driver", "535.104.05",
+                                     "--python", "3.11", "--framework", "jax"});
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.at("recommended").is_object()) << r.out;
+  EXPECT_TRUE(has(j.at("recommended").at("notes").dump(), "nvidia-cudnn-cu12<9.11")) << r.out;
 }
 
 TEST(PlanCli, AnAmbiguousGpuNameIsAnsweredWithItsCandidates) {
