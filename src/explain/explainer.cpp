@@ -408,6 +408,14 @@ Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(
       {"cuda-runtime", R"(==\s*cudaSuccess\s*\(([0-9]{1,4}) vs\. 0\))", {"cudasuccess ("}},
       {"cuda-driver", R"(==\s*CUDA_SUCCESS\s*\(([0-9]{1,4}) vs\. 0\))", {"cuda_success ("}},
       {"hip", R"(hip(?:\s+runtime)?\s+error\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"hip error", "hip runtime error"}},
+      // The math libraries' own "status N" / "failure N" reports: "CURAND failure 105: (see curand.h ...)",
+      // "rocBLAS call failed with status 4", "cuSOLVER error: 7", "MIOpen Error: status 3".
+      {"curand", R"(\bcurand\w*\s+(?:error|failure|status)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{3})\b)", {"curand"}},
+      {"cufft", R"(\bcufft\w*\s+(?:error|failure|status)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"cufft"}},
+      {"cusolver", R"(\bcusolver\w*\s+(?:error|failure|status)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"cusolver"}},
+      {"cusparse", R"(\bcusparse\w*\s+(?:error|failure|status)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"cusparse"}},
+      {"rocblas", R"(\brocblas\w*[^\n]{0,40}?\b(?:status|error)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"rocblas"}},
+      {"miopen", R"(\bmiopen\w*[^\n]{0,40}?\b(?:status|error)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"miopen"}},
       // The NVIDIA kernel driver's Xid events: "NVRM: Xid (PCI:0000:3b:00): 79, pid=...", "Xid 13, pid=1234, ...".
       {"xid", R"((?:NVRM:\s*Xid\s*(?:\([^)\n]{0,40}\))?:?\s*|\bXid\s+(?=[0-9]{1,3},\s*pid=))([0-9]{1,3})\b)", {"xid"}},
   };
@@ -502,6 +510,49 @@ void judge_versions(const knowledge::Compat& k, Match& x) {
       if (first) x.evidence.push_back(fmt::format("decoded: CUDA {} is the first release that builds for {}", first->cuda.str(), g));
     }
   }
+}
+
+// The level a log line reports at: 1 info, 2 warning, 0 neither (or not marked). glog/absl
+// "I0821 ..."/"W0821 ...", TensorFlow's "2023-01-01 10:00:00.123456: W tensorflow/...", Python's
+// "...Warning:", logging's "WARNING:"/"INFO:", "[W]"/"[I]", "NCCL INFO".
+int notice_level(const LogLine& L) {
+  const std::string& t = L.text;
+  const size_t p = t.find_first_not_of(" \t>|");
+  if (p == std::string::npos) return 0;
+  auto glog_at = [&](size_t q) {
+    return q + 6 <= t.size() && (t[q] == 'I' || t[q] == 'W') && parse::is_digit(t[q + 1]) && parse::is_digit(t[q + 2]) &&
+           parse::is_digit(t[q + 3]) && parse::is_digit(t[q + 4]) && t[q + 5] == ' ';
+  };
+  if (glog_at(p)) return t[p] == 'I' ? 1 : 2;
+  if (parse::is_digit(t[p]))  // "2023-01-01 10:00:00.123456: W tensorflow/..."
+    if (size_t c = t.find(": ", p); c != std::string::npos && c < p + 40 && c + 3 < t.size() && t[c + 3] == ' ' &&
+                                    (t[c + 2] == 'I' || t[c + 2] == 'W'))
+      return t[c + 2] == 'I' ? 1 : 2;
+  static const std::pair<const char*, int> markers[] = {{"INFO", 1},        {"[I]", 1},     {"[info]", 1},
+                                                        {"Warning:", 2},    {"WARNING", 2}, {"[W]", 2},
+                                                        {"warnings.warn(", 2}, {"[warn]", 2}, {"NOTICE", 1}};
+  int level = 0;
+  for (const auto& [m, lv] : markers)
+    if (t.find(m) != std::string::npos) level = std::max(level, lv);
+  return level;
+}
+
+// Whether a line says that something failed. Info-level lines are held to the strong words only
+// (start-up chatter says "failed to ..." of things that do not matter); others to all.
+bool says_failure(const LogLine& L, int level) {
+  static const char* const strong[] = {"error", "fatal", "exception", "traceback", "out of memory", "abort", "segmentation",
+                                       "killed", "crash", "illegal", "deadlock"};
+  static const char* const weak[] = {"fail", "cannot", "can't", "could not", "couldn't", "unable", "not found", "no such",
+                                     "denied", "invalid", "mismatch", "too old", "insufficient", "not available",
+                                     "not supported", "unsupported", "incompatible", "not compatible", "refused",
+                                     "timed out", "timeout", "no kernel", "no cuda", "no gpu", "not initialized",
+                                     "missing", "not installed", "not enabled", "corrupt", "violation", "hang"};
+  for (const char* w : strong)
+    if (L.lower.find(w) != std::string::npos) return true;
+  if (level == 1) return false;
+  for (const char* w : weak)
+    if (L.lower.find(w) != std::string::npos) return true;
+  return false;
 }
 
 Match code_match(const knowledge::ErrorCodeRow& r, const std::vector<std::string>& counterparts) {
@@ -765,6 +816,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
                                      L.lower.find("no such file or directory") == std::string::npos ||
                                      L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos;
         const auto decoded = decode_library_name(m.k, primary->name);
+        std::vector<std::string> cuda_mix_roots;  // conditions a version mix of CUDA parts adds
         if (explicit_phrase && (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
           Found f;
           f.m.code = ph.code;
@@ -807,11 +859,17 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           } else if (ph.code == "library.undefined-symbol" || ph.code == "library.version-not-found") {
             add_unique(f.m.fix, "Make the versions agree: reinstall the packages from one release set (e.g. the framework's "
                                 "own pinned nvidia-* wheels) and take stale copies off LD_LIBRARY_PATH");
+            // A CUDA part lacking a symbol another was built against: two CUDA releases are mixed.
+            if (decoded && (decoded->kind == "cuda" || decoded->kind == "cuda-math"))
+              add_unique(cuda_mix_roots, "cuda-version-mismatch");
+            else if (decoded && decoded->kind == "cudnn")
+              add_unique(cuda_mix_roots, "cudnn-version-mismatch");
           } else {
             add_unique(f.m.fix, "Install the development package that provides it and pass its folder with -L<folder>");
           }
           f.m.root.push_back(primary->name);
           for (const auto& n : names) add_unique(f.m.root, n.name);
+          for (const auto& r : cuda_mix_roots) add_unique(f.m.root, r);
           if (decoded && decoded->kind == "msvc") add_unique(f.m.root, "msvc-runtime");
           if (machine) library_facts(*machine, primary->name, f.m.evidence);
           f.optional_library = decoded && decoded->kind == "tensorrt" && ph.code == "library.missing";
@@ -899,6 +957,40 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       found.push_back(std::move(*lib_found));
     } else {
       for (auto& x : code_matches) found.push_back({std::move(x)});
+    }
+  }
+
+  // Nothing recognised, but the paste is info/warning-level log lines and none says that something
+  // failed: say so (a notice), rather than "not recognised". One failure word anywhere keeps it out.
+  if (found.empty() && !lines.empty()) {
+    const LogLine* first = nullptr;
+    size_t notices = 0;
+    bool failure_word = false;
+    for (const auto& L : lines) {
+      const int level = notice_level(L);
+      if (says_failure(L, level)) {
+        failure_word = true;
+        break;
+      }
+      if (level > 0) {
+        ++notices;
+        if (!first) first = &L;
+      }
+    }
+    if (!failure_word && first) {
+      Found f;
+      f.m.code = "log.notice";
+      f.m.title = "Log notices at info or warning level: nothing failed";
+      f.m.cause = fmt::format("{} line(s) of the paste are info or warning messages of a library or framework, and no line "
+                              "says that something failed; gpuready's catalogue has no entry for them, so this is judged from "
+                              "their level only.",
+                              notices);
+      f.m.fix = {"Nothing to do unless the program then misbehaves; if it does, paste the error that follows"};
+      f.m.harmless = true;
+      f.m.line = first->number;
+      f.m.tier = 0;
+      f.m.evidence.push_back("your text: " + shown(first->text));
+      found.push_back(std::move(f));
     }
   }
 

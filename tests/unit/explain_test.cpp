@@ -352,6 +352,12 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
       {"Xid 13, pid=1234, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address", "Xid 13"},
       {"[  966.503025] NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000", "Xid 31"},
       {"NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, NVLink: fatal error detected on link 4", "nvlink-error"},
+      // The math libraries' own "failure N" / "status N" (CNTK, MIGraphX).
+      {"CURAND failure 105: (see curand.h & look for curandStatus or CURAND_STATUS_xxx) ; GPU=0",
+       "CURAND_STATUS_LENGTH_NOT_MULTIPLE"},
+      {"/code/AMDMIGraphX/src/targets/gpu/gemm_impl.cpp:126: operator(): rocblas_invoke: rocBLAS call failed with status 4",
+       "rocblas_status_invalid_size"},
+      {"cuSOLVER error: 3 in potrf", "CUSOLVER_STATUS_INVALID_VALUE"},
   };
   for (const auto& [text, token] : other_forms) {
     const auto m = ex().explain(text);
@@ -360,7 +366,8 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
   // Numbers nobody attributes to CUDA stay numbers.
   for (const char* t : {"HTTP error 404: Not Found", "Process finished with exit code 139", "error 804 in line 3 of config.yaml",
                         "assert(x == 0) failed (3 vs. 0)", "[404] Call to api.example.com results in Not Found",
-                        "Xiddle 13 apples", "the XID 74 field of the form"})
+                        "Xiddle 13 apples", "the XID 74 field of the form", "rocBLAS version 4.2.0 loaded",
+                        "curand generator created with seed 105", "MIOpen 3.1.0 found 7 solvers"})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
@@ -436,6 +443,16 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
   EXPECT_EQ(all.find("cu11"), std::string::npos) << "only the CUDA 12 package: " << all;
 }
 
+// A CUDA library lacking a symbol another part was built against: two CUDA releases are mixed.
+TEST(ExplainLibraries, AnUndefinedCudaSymbolIsAVersionMix) {
+  const auto m = ex().explain("undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12");
+  EXPECT_TRUE(names(root_of(m), "libcudart.so.12")) << roots(m);
+  EXPECT_TRUE(names(root_of(m), "cuda-version-mismatch")) << roots(m);
+  // Not for a library that is not CUDA's.
+  const auto o = ex().explain("ImportError: /opt/app/libfoo.so.1: undefined symbol: _ZN3foo3barEv");
+  EXPECT_FALSE(names(root_of(o), "cuda-version-mismatch")) << roots(o);
+}
+
 TEST(ExplainLibraries, FilesThatAreNotLibrariesStayUnclaimed) {
   for (const char* t : {"FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'",
                         "Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'",
@@ -446,6 +463,32 @@ TEST(ExplainLibraries, FilesThatAreNotLibrariesStayUnclaimed) {
       "ImportError: /home/u/miniconda3/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by "
       "/usr/lib/x86_64-linux-gnu/libicuuc.so.70)");
   EXPECT_TRUE(names(root_of(glibcxx), "libstdcxx-too-old")) << roots(glibcxx);
+}
+
+// Nothing in the catalogue, but only info/warning-level lines and none says that something failed:
+// a notice. A failure word (strong ones even at info level) or an unmarked line keeps it out.
+TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
+  for (const char* t : {"W0821 08:49:41.251296 104802 server.cc:208] using the slower allocator for pinned buffers",
+                        "2024-01-01 10:00:00.123456: I tensorflow/core/foo.cc:12] failed to find optional plugin foo, continuing",
+                        "/usr/lib/python3/dist-packages/foo/bar.py:12: FutureWarning: `baz` is deprecated, use `qux`\n  warnings.warn("}) {
+    const auto m = ex().explain(t);
+    ASSERT_EQ(m.size(), 1u) << t << ": " << roots(m);
+    EXPECT_EQ(m.front().code, "log.notice") << t;
+    EXPECT_TRUE(m.front().harmless) << t;
+  }
+  for (const char* t : {"W0821 08:49:41.251296 104802 server.cc:208] failed to load foo",
+                        "2024-01-01 10:00:00.123456: I tensorflow/core/foo.cc:12] Error in bar",
+                        "something happened in the model", "WARNING: it works\nTraceback (most recent call last):"})
+    EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
+}
+
+// The ls -l decoder of a device node: root-only /dev/kfd is the permission problem; the usual
+// group-readable mode is not.
+TEST(ExplainStory, ARootOnlyKfdNodeIsThePermissionProblem) {
+  const auto m = ex().explain("$ ls -la /dev | grep kfd\ncrw-------   1 root    root    234,   0 Mai 21 05:13 kfd");
+  EXPECT_TRUE(names(root_of(m), "rocm-permission")) << roots(m);
+  EXPECT_FALSE(claims_failure(ex().explain("crw-rw----   1 root    render  234,   0 May 21 05:13 /dev/kfd")));
+  EXPECT_FALSE(claims_failure(ex().explain("-rw-------   1 root    root    234 May 21 05:13 kfd")));
 }
 
 TEST(ExplainStory, RootCauseFirstConsequencesAfterHarmlessLast) {
