@@ -40,8 +40,10 @@ std::vector<Needed> tensorflow_names(const Context& c, const Version& cuda, cons
     if (!row) continue;
     const auto& names = win ? row->windows_dlls : row->linux_sonames;
     if (names.empty()) continue;
-    // CUDA 10.x named the runtime per minor (libcudart.so.10.1, cudart64_101.dll).
-    std::string pick = names.front();
+    // CUDA 10.x named the runtime per minor (libcudart.so.10.1, cudart64_101.dll), and 10.0 every
+    // library so (cublas64_100.dll): the name of this minor where the row has one, else the general
+    // name (the row's last: cublas64_10.dll from 10.1 on).
+    std::string pick = names.back();
     for (const auto& n : names)
       if (n.find(win ? digits : dotted) != std::string::npos) pick = n;
     out.push_back({lib, pick, fmt::format("CUDA {} {}", dotted, lib)});

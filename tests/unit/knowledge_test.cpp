@@ -6,10 +6,13 @@
 // CSV parser itself.
 #include "knowledge/knowledge.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -175,6 +178,109 @@ TEST(Knowledge, PytorchShipsKernelsOnlyForArchitecturesItsCudaBuilds) {
     for (const auto& sm : words(sms))
       EXPECT_TRUE(it->second.count(sm)) << "pytorch.csv line " << p.lines[r] << ": sm_" << sm << " cannot be built by CUDA "
                                         << cuda;
+  }
+}
+
+// Every cuDNN a framework row bundles or needs is one the cuDNN table can describe for that CUDA
+// major (its own row or an older one of the same major): plan checks its architectures with it.
+TEST(Knowledge, EveryFrameworkCudnnIsInTheCudnnTable) {
+  const auto& k = knowledge::Compat::embedded();
+  for (const auto& r : k.pytorch) {
+    if (!r.cuda || r.cudnn.empty()) continue;
+    const auto v = Version::parse(r.cudnn);
+    ASSERT_TRUE(v) << "pytorch.csv line " << r.line << ": cudnn " << r.cudnn;
+    EXPECT_NE(k.cudnn_row_for(*v, r.cuda->major()), nullptr)
+        << "pytorch.csv line " << r.line << ": cuDNN " << r.cudnn << " for CUDA " << r.cuda->major() << " is in no cudnn.csv row";
+  }
+  const Version oldest = k.cudnn.back().cudnn;  // older releases (cuDNN 5/6, TF 1.0-1.4) are a stated gap: plan says so
+  for (const auto& r : k.tensorflow) {
+    if (!r.cuda || !r.cudnn || r.cudnn->parts.size() < 2 || *r.cudnn < oldest) continue;  // "7": any 7.x
+    EXPECT_NE(k.cudnn_row_for(*r.cudnn, r.cuda->major()), nullptr)
+        << "tensorflow.csv line " << r.line << ": cuDNN " << r.cudnn->str() << " for CUDA " << r.cuda->major();
+  }
+  for (const auto& r : k.jax) {
+    if (!r.cudnn_min || r.cuda_major == 0) continue;
+    EXPECT_NE(k.cudnn_row_for(*r.cudnn_min, r.cuda_major), nullptr)
+        << "jax.csv line " << r.line << ": cuDNN " << r.cudnn_min->str() << " for CUDA " << r.cuda_major;
+  }
+}
+
+// A cuDNN row cannot support an architecture its CUDA cannot build for: its min_sm is at or above
+// the oldest architecture of the newest CUDA of its major.
+TEST(Knowledge, CudnnArchitecturesAreWithinItsCuda) {
+  const auto& k = knowledge::Compat::embedded();
+  for (const auto& r : k.cudnn) {
+    const auto* arch = r.cuda_min ? k.arch_row(*r.cuda_min) : k.newest_arch_row(r.cuda_major);
+    if (!arch) continue;  // CUDA older than the architecture table
+    EXPECT_GE(r.min_sm, arch->min_sm) << "cudnn.csv " << r.cudnn.str() << " (CUDA " << r.cuda_major << "): min_sm " << r.min_sm
+                                      << " below what CUDA " << arch->cuda.str() << " builds";
+  }
+  // cuDNN never adds old architectures back within one CUDA major.
+  for (const auto& a : k.cudnn)
+    for (const auto& b : k.cudnn)
+      if (a.cuda_major == b.cuda_major && a.cudnn > b.cudnn)
+        EXPECT_GE(a.min_sm, b.min_sm) << "cudnn " << a.cudnn.str() << " vs " << b.cudnn.str() << " (CUDA " << a.cuda_major << ")";
+}
+
+// One release, one Python range and one PyPI default: rows of a release do not contradict each other.
+TEST(Knowledge, AReleasesRowsAgree) {
+  const auto& k = knowledge::Compat::embedded();
+  std::map<std::string, std::pair<Version, Version>> python;
+  std::map<std::string, int> pypi_defaults;
+  std::set<std::string> keys;
+  for (const auto& r : k.pytorch) {
+    const std::string v = r.version.str();
+    EXPECT_TRUE(keys.insert(v + "/" + r.variant).second) << "pytorch.csv line " << r.line << ": " << v << " " << r.variant << " twice";
+    auto [it, fresh] = python.emplace(v, std::make_pair(r.python_min, r.python_max));
+    if (!fresh)
+      EXPECT_TRUE(it->second.first == r.python_min && it->second.second == r.python_max)
+          << "pytorch.csv line " << r.line << ": " << v << " " << r.variant << " has another Python range";
+    if (r.pypi_default == "yes") ++pypi_defaults[v];
+  }
+  for (const auto& [v, n] : pypi_defaults) EXPECT_EQ(n, 1) << "torch " << v << ": " << n << " PyPI defaults";
+  // 2.14 (audit): released, Python 3.10-3.14 (3.15 experimental), ROCm 7.14 only, cu132 on PyPI.
+  for (const auto& r : k.pytorch) {
+    if (r.version.major_minor() != Version::of({2, 14})) continue;
+    EXPECT_EQ(r.python_max.str(), "3.14") << r.variant;
+    EXPECT_NE(r.variant, "rocm7.2");
+    if (r.variant == "cu132") EXPECT_EQ(r.pypi_default, "yes");
+  }
+}
+
+// The last driver branches: ranges of compute capability that do not overlap, newest first, and
+// a last branch that is at or after the first driver of every GPU it covers.
+TEST(Knowledge, DriverBranchesAreConsistentWithTheGpus) {
+  const auto& k = knowledge::Compat::embedded();
+  ASSERT_FALSE(k.driver_branches.empty());
+  for (size_t i = 0; i < k.driver_branches.size(); ++i) {
+    const auto& a = k.driver_branches[i];
+    EXPECT_LE(a.cc_min, a.cc_max) << a.architecture;
+    for (size_t j = i + 1; j < k.driver_branches.size(); ++j)
+      EXPECT_TRUE(k.driver_branches[j].cc_max < a.cc_min) << a.architecture << " overlaps " << k.driver_branches[j].architecture;
+  }
+  for (const auto& g : k.gpus) {
+    const auto* last = k.gpu_driver_ceiling(g.cc);
+    const auto first = k.gpu_driver_floor(g.cc, knowledge::DriverOs::linux);
+    if (last && first) EXPECT_GE(last->last_branch, first->branch()) << g.name;
+    if (last && !g.architecture.empty() && g.architecture != "Tegra")
+      EXPECT_NE(g.architecture.find(last->architecture), std::string::npos) << g.name << " is " << g.architecture << ", not "
+                                                                           << last->architecture;
+  }
+}
+
+// CUDA 10.0 named its math libraries after the CUDA version (cublas64_100.dll, libcublas.so.10.0);
+// 10.1 and 10.2 after the component major (cublas64_10.dll). The audit found only the latter.
+TEST(Knowledge, Cuda100LibraryNamesAreInTheTables) {
+  const auto& k = knowledge::Compat::embedded();
+  for (const char* lib : {"cublas", "cufft", "curand", "cusolver", "cusparse"}) {
+    const auto* row = k.library(lib, 10);
+    ASSERT_NE(row, nullptr) << lib;
+    const std::string dlls = fmt::format("{}", fmt::join(row->windows_dlls, " "));
+    const std::string sos = fmt::format("{}", fmt::join(row->linux_sonames, " "));
+    EXPECT_NE(dlls.find(std::string(lib) + "64_100.dll"), std::string::npos) << dlls;
+    EXPECT_NE(dlls.find(std::string(lib) + "64_10.dll"), std::string::npos) << dlls;
+    EXPECT_NE(sos.find("lib" + std::string(lib) + ".so.10.0"), std::string::npos) << sos;
+    EXPECT_EQ(row->windows_dlls.back(), std::string(lib) + "64_10.dll") << "the general name is the row's last";
   }
 }
 

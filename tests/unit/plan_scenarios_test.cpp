@@ -577,14 +577,14 @@ TEST(PlanPytorch, OldDriverPicksNewestCu11xWheel) {
   EXPECT_TRUE(any_command_has(p, "download.pytorch.org/whl/cu118"));
 }
 
-// RTX 5090 (sm_120), Linux driver 580.82.07, Python 3.12. Newest release 2.14.0 (the candidate
+// RTX 5090 (sm_120), Linux driver 580.82.07, Python 3.12. Newest release 2.14.1 (the candidate
 // row in pytorch.csv): cu132 (13.2) and cu130 (13.0) both list 120 and pass 580.65.06 (13.x
 // compat floor). Within a release a fully supported build comes first (docs/plan.md):
-// cu130's own floor 580.65.06 is met (full), cu132's 595.45.04 is not -> 2.14.0 cu130.
-// Every cu126 wheel (2.6.0-2.14.0; lists stop at 90, no PTX) cannot run sm_120.
+// cu130's own floor 580.65.06 is met (full), cu132's 595.45.04 is not -> 2.14.1 cu130.
+// Every cu126 wheel (2.6.0-2.14.1; lists stop at 90, no PTX) cannot run sm_120.
 TEST(PlanPytorch, Rtx5090NeedsCuda128OrNewer) {
   const Plan& p = plan_for("torch_rtx5090_linux");
-  expect_stack(p, "2.14.0", "13.0", "9.24.0.43", "3.12", "580.65.06");
+  expect_stack(p, "2.14.1", "13.0", "9.24.0.43", "3.12", "580.65.06");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu130");
   EXPECT_GE(ver(p.recommended->cuda), ver("12.8"));
@@ -598,13 +598,13 @@ TEST(PlanPytorch, Rtx5090NeedsCuda128OrNewer) {
 }
 
 // Same machine, --cuda 12.6: every cu126 wheel fails the architecture -> ok false; the
-// alternatives hold the newest stack without the pin (2.14.0 cu130, as above).
+// alternatives hold the newest stack without the pin (2.14.1 cu130, as above).
 TEST(PlanPytorch, Rtx5090PinnedToCuda126Fails) {
   const Plan& p = plan_for("torch_rtx5090_pin_cuda_12_6");
   EXPECT_FALSE(p.ok) << dump(p);
   EXPECT_FALSE(p.recommended.has_value());
   EXPECT_FALSE(p.alternatives.empty()) << dump(p);
-  EXPECT_NE(alternative(p, "2.14.0", "cu130"), nullptr) << dump(p);
+  EXPECT_NE(alternative(p, "2.14.1", "cu130"), nullptr) << dump(p);
   for (const auto& a : p.alternatives) EXPECT_GE(ver(a.cuda), ver("12.8")) << dump(p);
   const Exclusion* e = exclusion_for(p, "2.14.0", "cu126");
   ASSERT_NE(e, nullptr) << dump(p);
@@ -628,11 +628,11 @@ TEST(PlanPytorch, Rtx5090WindowsDriver572PicksCu128) {
 }
 
 // GTX 1080 Ti (sm_61), driver 580.82.07, Python 3.12: cu130/cu132 lists start at 75 -> out
-// (architecture) even though the driver would do. 2.14.0 cu126 lists 60 (sm_60 SASS runs on
+// (architecture) even though the driver would do. 2.14.1 cu126 lists 60 (sm_60 SASS runs on
 // 6.1) -> recommended; 580.82.07 >= 560.28.03 (12.6) -> full.
 TEST(PlanPytorch, PascalAvoidsCuda13Wheels) {
   const Plan& p = plan_for("torch_gtx1080ti_driver_580");
-  expect_stack(p, "2.14.0", "12.6", "9.10.2.21", "3.12", "525.60.13");
+  expect_stack(p, "2.14.1", "12.6", "9.10.2.21", "3.12", "525.60.13");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu126");
   EXPECT_EQ(p.recommended->support, "full");
@@ -657,11 +657,11 @@ TEST(PlanPytorch, VoltaPinnedCuda128) {
   EXPECT_TRUE(names_architecture(e->why) || has(e->why, "7.0")) << e->why;
 }
 
-// GTX 980 (sm_52, Maxwell): cu128 lists start at 70, cu13x at 75 -> out; 2.14.0 cu126 lists 50
+// GTX 980 (sm_52, Maxwell): cu128 lists start at 70, cu13x at 75 -> out; 2.14.1 cu126 lists 50
 // (same major, lower minor: runs on 5.2) -> recommended.
 TEST(PlanPytorch, MaxwellRunsSm50Kernels) {
   const Plan& p = plan_for("torch_gtx980_maxwell");
-  expect_stack(p, "2.14.0", "12.6", "9.10.2.21", "3.12", "525.60.13");
+  expect_stack(p, "2.14.1", "12.6", "9.10.2.21", "3.12", "525.60.13");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu126");
   const Exclusion* e = exclusion_for(p, "2.11.0", "cu128");
@@ -714,11 +714,11 @@ TEST(PlanPytorch, WindowsGtx1650Python38) {
 }
 
 // WSL2, Windows driver 528.49, RTX 4090 (8.9), Python 3.11: cu13x need the 580 branch -> out
-// (driver). 2.14.0 cu126 (sm_86 SASS runs on 8.9): 528.49 >= 527.41, < 560.76 (12.6 Windows) ->
+// (driver). 2.14.1 cu126 (sm_86 SASS runs on 8.9): 528.49 >= 527.41, < 560.76 (12.6 Windows) ->
 // minor-version compatibility.
 TEST(PlanPytorch, Wsl2Driver52849) {
   const Plan& p = plan_for("torch_wsl2_driver_528_49");
-  expect_stack(p, "2.14.0", "12.6", "9.10.2.21", "3.11", "527.41");
+  expect_stack(p, "2.14.1", "12.6", "9.10.2.21", "3.11", "527.41");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu126");
   EXPECT_EQ(p.recommended->os, "wsl2");
@@ -743,11 +743,11 @@ TEST(PlanPytorch, Wsl2Driver52698UsesWindowsFloor) {
   EXPECT_TRUE(has(e->why, "driver")) << e->why;
 }
 
-// No driver, no GPU, Python 3.12: newest 2.14.0, newest CUDA cu132. Only 2.0.x/2.1.x (max 3.11)
+// No driver, no GPU, Python 3.12: newest 2.14.1, newest CUDA cu132. Only 2.0.x/2.1.x (max 3.11)
 // are excluded, for Python.
 TEST(PlanPytorch, UnknownDriverAndGpuConstrainNothing) {
   const Plan& p = plan_for("torch_linux_unknown_driver_cc");
-  expect_stack(p, "2.14.0", "13.2", "9.24.0.43", "3.12", nullptr);
+  expect_stack(p, "2.14.1", "13.2", "9.24.0.43", "3.12", nullptr);
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu132");
   EXPECT_EQ(p.recommended->support, "driver unknown");
@@ -774,14 +774,14 @@ TEST(PlanPytorch, MacosHasNoCuda) {
 // --framework-version 2.5 (matches 2.5.0 and 2.5.1): newest 2.5.1 (cu124, cu121, cu118).
 // 535.54.03 >= 525.60.13, but < 550.54.14 (12.4's own) -> cu124 is minor-version compat;
 // cu121's own floor 530.30.02 is met -> full first: 2.5.1 cu121. Newest without the pin: cu13x
-// need 580 -> 2.14.0 cu126 (sm_86 listed, Python 3.11 in 3.10-3.15).
+// need 580 -> 2.14.1 cu126 (sm_86 listed, Python 3.11 in 3.10-3.15).
 TEST(PlanPytorch, PinnedMinorVersion) {
   const Plan& p = plan_for("torch_pin_2_5");
   expect_stack(p, "2.5.1", "12.1", "9.1.0.70", "3.11", "525.60.13");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cu121");
   EXPECT_EQ(p.recommended->support, "full");
-  EXPECT_NE(alternative(p, "2.14.0", "cu126"), nullptr) << dump(p);
+  EXPECT_NE(alternative(p, "2.14.1", "cu126"), nullptr) << dump(p);
 }
 
 // --cuda 11.8: cu118 rows are 2.0.0-2.7.1; newest 2.7.1 cu118. 535.54.03 >= 520.61.05 -> full.
@@ -847,7 +847,7 @@ TEST(PlanJax, PascalGetsCuda12NotCuda13) {
 // 12.9) is an alternative.
 TEST(PlanJax, BlackwellGetsCuda13) {
   const Plan& p = plan_for("jax_rtx5090_driver_580");
-  expect_stack(p, "0.11.0", "13.0", "9.8", "3.13", "580");
+  expect_stack(p, "0.11.0", "13.0", "9.12", "3.13", "580");  // cuDNN: the pip pin (>= 9.12.0.46), the first with a CUDA 13 build
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cuda13");
   EXPECT_NE(alternative(p, "0.11.0", "cuda12"), nullptr) << dump(p);
@@ -904,7 +904,7 @@ TEST(PlanJax, Wsl2UsesLinuxPlugins) {
 // driver or architecture.
 TEST(PlanJax, UnknownDriverAndGpuConstrainNothing) {
   const Plan& p = plan_for("jax_linux_unknown_driver_cc");
-  expect_stack(p, "0.11.0", "13.0", "9.8", "3.12", nullptr);
+  expect_stack(p, "0.11.0", "13.0", "9.12", "3.12", nullptr);
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cuda13");
   EXPECT_EQ(p.recommended->support, "driver unknown");
