@@ -396,7 +396,21 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
     // The JAX docs give a Linux floor; WSL2 runs the Windows driver, so the CUDA rule applies there.
     std::optional<Version> floor;
     if (os == "linux" && row.min_driver_linux) floor = row.min_driver_linux;
-    ck.driver(c, *row.cuda_min, floor);
+    // pip resolves the newest CUDA wheels of the plugin's major (jax[cuda12] >= 0.4.36 pins
+    // nvidia-cuda-nvcc-cu12 >= 12.6.85 and is built with 12.9): support is judged against that CUDA.
+    Version runtime = *row.cuda_min;
+    if (c.stack.bundles_cuda)
+      for (const auto& d : k.cuda_driver)  // newest first
+        if (d.cuda.major() == row.cuda_major) {
+          if (d.cuda > runtime) {
+            runtime = d.cuda;
+            c.stack.notes.push_back(fmt::format("pip installs the newest CUDA {} wheels (CUDA {} in gpuready's tables), "
+                                                "not {}: the driver is judged against them",
+                                                row.cuda_major, d.cuda.major_minor().str(), row.cuda_min->major_minor().str()));
+          }
+          break;
+        }
+    ck.driver(c, runtime, floor);
     out.push_back(std::move(c));
   }
   return out;

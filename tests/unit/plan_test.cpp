@@ -350,7 +350,7 @@ TEST(PlanSteps, WheelRoutesInstallNoToolkit) {
   ASSERT_TRUE(tf.ok);
   EXPECT_TRUE(has(all_commands(tf.steps), "\"tensorflow[and-cuda]==" + tf.recommended->framework_version + "\""));
 
-  PlanInputs old = machine("linux", "8.0", "535.54.03", "3.9", "jax");
+  PlanInputs old = machine("linux", "8.0", "575.51.03", "3.9", "jax");  // runs pip's newest CUDA 12 (12.9) fully
   old.framework_version = "0.4.20";
   const plan::Plan j = plan::make_plan(k(), old);
   ASSERT_TRUE(j.ok);
@@ -514,6 +514,20 @@ TEST(PlanCli, JaxOnPascalPinsTheCudnnPipWouldTake) {
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.at("recommended").is_object()) << r.out;
   EXPECT_TRUE(has(j.at("recommended").at("notes").dump(), "nvidia-cudnn-cu12<9.11")) << r.out;
+}
+
+// Audit scenario 4: H100, driver 535.104, Python 3.11, JAX. jax[cuda12]==0.10.2 is right (0.11.0
+// needs Python 3.12, cuda13 a 580 driver), but pip installs the newest CUDA 12 wheels (12.9), which
+// a 535 driver runs through minor-version compatibility, not "full".
+TEST(PlanCli, AuditScenarioFourJaxOnH100IsMinorVersionCompatibility) {
+  const ProcResult r = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "H100", "--driver", "535.104.05",
+                                     "--python", "3.11", "--framework", "jax"});
+  ASSERT_TRUE(r.started) << r.error;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.at("recommended").is_object()) << r.out;
+  EXPECT_EQ(j.at("recommended").at("framework_version"), "0.10.2") << r.out;
+  EXPECT_EQ(j.at("recommended").at("variant"), "cuda12") << r.out;
+  EXPECT_EQ(j.at("recommended").at("support"), "minor-version compatibility") << r.out;
 }
 
 TEST(PlanCli, AnAmbiguousGpuNameIsAnsweredWithItsCandidates) {
