@@ -230,6 +230,13 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
     if (!t.ok()) return std::nullopt;
   }
   {
+    RowReader t(k, "freshness", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r)
+      c.freshness.push_back({t.text(r, "component"), t.version(r, "newest"), t.text(r, "date"), t.text(r, "date_kind"),
+                             t.text(r, "notes")});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
     RowReader t(k, "library_names", error);
     for (size_t r = 0; t.ok() && r < t.size(); ++r)
       c.library_names.push_back({t.text(r, "library"), t.number(r, "cuda_major"), t.words(r, "linux_soname"),
@@ -483,6 +490,12 @@ std::optional<GpuDriverFloor> Compat::gpu_driver_floor(const Version& cc, Driver
   const auto driver = full_floor(first->cuda, os);
   if (!driver) return std::nullopt;
   return GpuDriverFloor{first->cuda, *driver};
+}
+
+const FreshnessRow* Compat::freshness_of(const std::string& component) const {
+  for (const auto& r : freshness)
+    if (r.component == component) return &r;
+  return nullptr;
 }
 
 const DriverBranchRow* Compat::gpu_driver_ceiling(const Version& cc) const {

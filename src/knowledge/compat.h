@@ -51,6 +51,15 @@ struct DriverBranchRow {
   Version cc_min, cc_max;    // 3.0 .. 3.7
   long last_branch = 0;      // 470
 };
+// How fresh the tables are: the newest release of each component they know, and when that was
+// (freshness.csv). `date` is "" where no dated source was read.
+struct FreshnessRow {
+  std::string component;  // "pytorch", "tensorflow", "jax", "cuda", "cudnn"
+  Version newest;         // 2.14.1
+  std::string date;       // "2026-09-30"
+  std::string date_kind;  // "released" | "seen-by" (the release existed by then)
+  std::string notes;
+};
 // The first driver that knows an architecture: the GA driver of the first CUDA that builds for it.
 struct GpuDriverFloor {
   Version cuda;    // 12.8: the first CUDA whose nvcc builds sm_120
@@ -246,6 +255,8 @@ class Compat {
   std::vector<GpuRow> gpus;
   std::vector<CudnnRow> cudnn;             // newest first
   std::vector<DriverBranchRow> driver_branches;
+  std::vector<FreshnessRow> freshness;
+  [[nodiscard]] const FreshnessRow* freshness_of(const std::string& component) const;
   std::vector<LibraryNameRow> library_names;
   std::vector<TensorflowRow> tensorflow;   // newest first
   std::vector<PytorchRow> pytorch;         // newest first

@@ -573,6 +573,38 @@ Plan make_plan(const Compat& k, const PlanInputs& inputs) {
         "with --gpu or --cc, and --driver");
     return p;
   }
+  // How fresh the tables are, and what on this machine is newer than anything they know.
+  {
+    const knowledge::FreshnessRow* newest = nullptr;
+    std::string known;
+    for (const auto& f : k.freshness) {
+      if (!f.date.empty() && (!newest || f.date > newest->date)) newest = &f;
+      known += fmt::format("{}{} {}", known.empty() ? "" : ", ", f.component, f.newest.str());
+    }
+    if (newest)
+      p.notes.push_back(fmt::format("gpuready's tables: newest dated source {} ({} {}); they know up to {}", newest->date,
+                                    newest->component, newest->newest.str(), known));
+    Version newest_driver;
+    Version newest_cuda;
+    for (const auto& d : k.cuda_driver) {
+      if (d.min_linux && *d.min_linux > newest_driver) newest_driver = *d.min_linux;
+      if (d.cuda > newest_cuda) newest_cuda = d.cuda;
+    }
+    if (inputs.driver && inputs.driver->major() > newest_driver.major())
+      p.notes.push_back(fmt::format("driver {} is newer than every driver in gpuready's tables (newest {}, CUDA {}'s): it runs "
+                                    "at least CUDA {}; newer CUDA releases are not in the tables",
+                                    inputs.driver->str(), newest_driver.str(), newest_cuda.major_minor().str(),
+                                    newest_cuda.major_minor().str()));
+    if (inputs.cuda && inputs.cuda->major_minor() > newest_cuda)
+      p.notes.push_back(fmt::format("CUDA {} is newer than every CUDA in gpuready's tables (newest {}): nothing is known about it",
+                                    inputs.cuda->str(), newest_cuda.major_minor().str()));
+    if (inputs.framework && inputs.framework_version)
+      if (const auto* f = k.freshness_of(*inputs.framework))
+        if (const auto pin = Version::parse(*inputs.framework_version); pin && *pin > f->newest)
+          p.notes.push_back(fmt::format("{} {} is newer than every release in gpuready's tables (newest {}): its builds "
+                                        "cannot be checked",
+                                        *inputs.framework, *inputs.framework_version, f->newest.str()));
+  }
   if (!inputs.cc) p.notes.push_back("GPU unknown: its architecture was not checked (give --gpu or --cc)");
   if (!inputs.driver) p.notes.push_back("driver unknown: the plan states the minimum driver (give --driver)");
   if (!inputs.python)

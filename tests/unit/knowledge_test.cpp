@@ -284,6 +284,26 @@ TEST(Knowledge, Cuda100LibraryNamesAreInTheTables) {
   }
 }
 
+// freshness.csv says what the newest release each table knows is: it must be the table's own newest.
+TEST(Knowledge, FreshnessNamesEachTablesNewestRelease) {
+  const auto& k = knowledge::Compat::embedded();
+  const std::map<std::string, Version> newest = {{"pytorch", k.pytorch.front().version},
+                                                 {"tensorflow", k.tensorflow.front().version},
+                                                 {"jax", k.jax.front().version},
+                                                 {"cuda", k.cuda_driver.front().cuda},
+                                                 {"cudnn", k.cudnn.front().cudnn}};
+  for (const auto& [component, version] : newest) {
+    const auto* f = k.freshness_of(component);
+    ASSERT_NE(f, nullptr) << component;
+    EXPECT_EQ(f->newest, version) << component << ": freshness.csv says " << f->newest.str() << ", the table's newest is "
+                                  << version.str();
+    if (!f->date.empty()) {
+      EXPECT_EQ(f->date.size(), 10u) << component << ": " << f->date;  // YYYY-MM-DD
+      EXPECT_TRUE(f->date_kind == "released" || f->date_kind == "seen-by") << component << ": " << f->date_kind;
+    }
+  }
+}
+
 TEST(Knowledge, TheWalkthroughsFactsAreInTheTables) {
   // Driver 546.33 on Windows supports CUDA <= 12.3 (12.3 needs 545.84, 12.4 needs 551.61).
   const CsvTable& d = table("cuda_driver");

@@ -530,6 +530,24 @@ TEST(PlanCli, AuditScenarioFourJaxOnH100IsMinorVersionCompatibility) {
   EXPECT_EQ(j.at("recommended").at("support"), "minor-version compatibility") << r.out;
 }
 
+// The plan says how fresh its tables are (the newest dated source), and what is newer than them: a
+// driver past the newest CUDA's, a framework version past the newest release.
+TEST(PlanCli, TheTablesSayHowFreshTheyAreAndWhatIsNewer) {
+  std::string newest_date;
+  for (const auto& f : knowledge::Compat::embedded().freshness) newest_date = std::max(newest_date, f.date);
+  ASSERT_FALSE(newest_date.empty());
+  const ProcResult plain = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "RTX 4090", "--driver", "570.86.15",
+                                         "--python", "3.12", "--framework", "pytorch"});
+  const auto jp = nlohmann::json::parse(plain.out);
+  EXPECT_TRUE(has(jp.at("notes").dump(), "newest dated source " + newest_date)) << plain.out;
+  EXPECT_FALSE(has(jp.at("notes").dump(), "newer than every")) << plain.out;
+  const ProcResult newer = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "RTX 4090", "--driver", "999.10",
+                                         "--python", "3.12", "--framework", "pytorch", "--framework-version", "9.0"});
+  const auto jn = nlohmann::json::parse(newer.out);
+  EXPECT_TRUE(has(jn.at("notes").dump(), "driver 999.10 is newer than every driver")) << newer.out;
+  EXPECT_TRUE(has(jn.at("notes").dump(), "pytorch 9.0 is newer than every release")) << newer.out;
+}
+
 TEST(PlanCli, AnAmbiguousGpuNameIsAnsweredWithItsCandidates) {
   const ProcResult r = run_gpuready({"plan", "--os", "linux", "--gpu", "Tesla", "--framework", "pytorch"});
   EXPECT_EQ(r.exit_code, 2);
