@@ -214,6 +214,8 @@ const std::vector<Rule>& all_rules() {
        rule_tf_windows_no_gpu},
       {"framework.python-unsupported", Severity::error, "a framework release that does not support this Python",
        rule_python_unsupported},
+      {"framework.newer-than-tables", Severity::info,
+       "an installed framework release is newer than every release in gpuready's tables", rule_framework_newer_than_tables},
       {"framework.no-kernels", Severity::error,
        "the framework build has no kernels for this GPU's compute capability (\"no kernel image is available\")",
        rule_no_kernels_for_gpu},

@@ -53,6 +53,7 @@ std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix
 
 // search paths, writable libraries, the container toolkit, a hung driver (rules_security.cpp)
 std::vector<Finding> rule_driver_hung(const Context&);
+std::vector<Finding> rule_framework_newer_than_tables(const Context&);
 std::vector<Finding> rule_search_path_cwd(const Context&);
 std::vector<Finding> rule_writable_library(const Context&);
 std::vector<Finding> rule_container_toolkit_cve(const Context&);

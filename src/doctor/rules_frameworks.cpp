@@ -142,6 +142,34 @@ std::vector<Finding> rule_python_unsupported(const Context& c) {
   return out;
 }
 
+// A framework release line (major.minor) newer than every release in the tables: nothing about it can
+// be checked, and the doctor says so rather than judge it by older releases' facts (freshness.csv).
+std::vector<Finding> rule_framework_newer_than_tables(const Context& c) {
+  std::vector<Finding> out;
+  for (const auto& f : c.frameworks) {
+    const auto* fresh = c.k.freshness_of(f.framework);
+    const auto fv = Version::parse(f.package->version);  // "2.15.0+cu130": the release part
+    if (!fresh || !fv) continue;
+    // A patch release of a line the tables know (jax 0.11.2 beside 0.11.0) keeps that line's build matrix;
+    // only a newer release line is unknown.
+    if (fv->major_minor() <= fresh->newest.major_minor()) continue;
+    Finding x;
+    x.title = fmt::format("{} {} is newer than every {} release in gpuready's tables (newest {}): its Python, CUDA and GPU "
+                          "support are not checked",
+                          f.package->name, f.package->version, f.framework, fresh->newest.str());
+    x.evidence = {fmt::format("{} (Python {})", f.env->interpreter, env_version(*f.env)),
+                  fresh->date.empty() ? std::string("the tables' newest release has no dated source")
+                                      : fmt::format("the tables' newest {} release: {} ({} {})", f.framework,
+                                                    fresh->newest.str(), fresh->date_kind, fresh->date)};
+    x.fix = {"# a newer gpuready (or newer tables: gpuready --data <folder>) knows this release",
+             fmt::format("# meanwhile: gpuready doctor --deep checks {} by running it", f.framework)};
+    x.frameworks = {f.framework};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
 std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
   const auto cc = gpu_cc(c.s);
   if (!cc) return {};

@@ -479,6 +479,9 @@ const std::vector<Case>& cases() {
       {"framework.python-unsupported",
        [](Snapshot& s) { venv(s).version = std::string("3.9.18"); },  // torch 2.11: 3.10-3.14
        [](Snapshot& s) { venv(s).version = std::string("3.14.0"); }},
+      {"framework.newer-than-tables",
+       [](Snapshot& s) { package(s, "torch").version = "9.0.0+cu130"; },  // past freshness.csv's newest PyTorch
+       [](Snapshot& s) { package(s, "torch").version = "2.14.1+cu130"; }},
       {"framework.no-kernels",
        [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("6.1"); },   // cu130: sm_75+
        [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("8.9"); }},  // sm_86 cubin runs on 8.9
