@@ -481,6 +481,14 @@ const CudnnRow* Compat::cudnn_row_for(const Version& release, long cuda_major, b
   return nullptr;
 }
 
+const CudnnRow* Compat::cudnn_after(const Version& release, long cuda_major) const {
+  const Version mm = release.major_minor();
+  const CudnnRow* next = nullptr;
+  for (const auto& r : cudnn)  // newest first: the last newer one is the next
+    if (r.cuda_major == cuda_major && r.cudnn.major() == mm.major() && r.cudnn > mm) next = &r;
+  return next;
+}
+
 std::optional<GpuDriverFloor> Compat::gpu_driver_floor(const Version& cc, DriverOs os) const {
   const int sm = sm_of(cc);
   const CudaArchRow* first = nullptr;

@@ -235,6 +235,9 @@ class Compat {
   // major.minor, else the newest older release of the same major the tables have (*exact false:
   // then the answer is the nearest documented one, and callers say so). nullptr when none.
   [[nodiscard]] const CudnnRow* cudnn_row_for(const Version& cudnn, long cuda_major, bool* exact = nullptr) const;
+  // The next documented release after `release` (by major.minor) of the same cuDNN major for CUDA
+  // `cuda_major`: the oldest row newer than it; nullptr when none.
+  [[nodiscard]] const CudnnRow* cudnn_after(const Version& release, long cuda_major) const;
   // The first driver that supports a GPU of compute capability `cc`: the GA driver of the oldest
   // CUDA in the tables whose architectures include it exactly. nullopt when even the oldest CUDA in
   // the tables builds for it (the floor is older than the tables) or none does.

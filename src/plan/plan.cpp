@@ -161,15 +161,14 @@ class Checker {
       return;
     }
     if (exact) return;
-    // Between two documented releases that disagree about this GPU the answer is not known.
-    for (const auto& n : k_.cudnn)
-      if (n.cuda_major == cuda_major && n.cudnn.major() == v->major() && n.cudnn > v->major_minor() && g < n.min_sm) {
-        c.stack.notes.push_back(fmt::format(
-            "{}'s architectures are not in gpuready's tables: {} supports {}, {} does not; unverified for this GPU", what,
-            r->cudnn.str(), gpu_words(), n.cudnn.str()));
-        c.unverified = true;
-        return;
-      }
+    // Between two documented releases that disagree about this GPU the answer is not known; when the
+    // next one still supports it, so does this one (cuDNN drops architectures, never adds them back).
+    if (const auto* n = k_.cudnn_after(*v, cuda_major); n && g < n->min_sm) {
+      c.stack.notes.push_back(fmt::format(
+          "{}'s architectures are not in gpuready's tables: {} supports {}, {} does not; unverified for this GPU", what,
+          r->cudnn.str(), gpu_words(), n->cudnn.str()));
+      c.unverified = true;
+    }
   }
 
   // "driver 546.33 supports CUDA <= 12.3 (12.x through minor-version compatibility)"
@@ -382,11 +381,8 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
     if (ck.cc_known() && row.cudnn_min && c.viable() && c.stack.bundles_cuda) {
       ck.cudnn(c, row.cudnn_min->str(), row.cuda_major, true);
       const int g = knowledge::sm_of(ck.cc());
-      const knowledge::CudnnRow* first_without = nullptr;  // the oldest release (>= the pin) without this GPU
-      for (const auto& n : k.cudnn)
-        if (n.cuda_major == row.cuda_major && n.cudnn.major() == row.cudnn_min->major() && n.cudnn > *row.cudnn_min &&
-            g < n.min_sm)
-          first_without = &n;
+      const knowledge::CudnnRow* first_without = k.cudnn_after(*row.cudnn_min, row.cuda_major);  // the oldest without this GPU
+      while (first_without && g >= first_without->min_sm) first_without = k.cudnn_after(first_without->cudnn, row.cuda_major);
       if (c.viable() && first_without)
         c.stack.notes.push_back(fmt::format(
             "pip installs the newest nvidia-cudnn-cu{} (cuDNN {} and later have no kernels for {}): pin "

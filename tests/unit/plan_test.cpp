@@ -131,6 +131,28 @@ TEST(Compat, ACudnnReleaseIsDescribedByItsRowOrTheNearestOlder) {
   EXPECT_EQ(k().cudnn_row_for(v("9.10.2.21"), 12)->min_sm, 50);
   EXPECT_EQ(k().cudnn_row_for(v("8.5.0.96"), 11)->min_sm, 35);
   EXPECT_EQ(k().cudnn_row_for(v("9.1"), 10), nullptr);  // no cuDNN 9 for CUDA 10
+  // The next documented release after one: what decides a release between two rows.
+  ASSERT_NE(k().cudnn_after(v("8.7.0.84"), 11), nullptr);
+  EXPECT_EQ(k().cudnn_after(v("8.7.0.84"), 11)->cudnn.str(), "8.9");
+  EXPECT_EQ(k().cudnn_after(v("9.1.0.70"), 12)->cudnn.str(), "9.5");  // 9.4 has only a CUDA 11 row
+  EXPECT_EQ(k().cudnn_after(v("9.17.1.4"), 13), nullptr);  // the newest row
+}
+
+// A cuDNN between two documented releases is unverified only where the next one lacks the GPU:
+// Pascal with cuDNN 9.1 (9.0 and 9.5 both have it) is documented; a K80 with 8.7 (8.9 lacks it) is not.
+TEST(PlanPytorch, ACudnnBetweenTwoReleasesThatBothHaveTheGpuIsDocumented) {
+  PlanInputs in = machine("linux", "6.1", "535.104.05", "3.11", "pytorch");
+  in.framework_version = "2.5";
+  const plan::Plan p = plan::make_plan(k(), in);
+  ASSERT_TRUE(p.recommended) << p.notes.size();
+  EXPECT_EQ(p.recommended->cudnn, "9.1.0.70");
+  for (const auto& n : p.recommended->notes) EXPECT_FALSE(has(n, "unverified")) << n;
+  PlanInputs kepler = machine("linux", "3.7", "470.82.01", "3.9", "pytorch");
+  kepler.framework_version = "2.3";
+  const plan::Plan q = plan::make_plan(k(), kepler);
+  ASSERT_TRUE(q.recommended);
+  EXPECT_TRUE(std::any_of(q.recommended->notes.begin(), q.recommended->notes.end(),
+                          [](const std::string& n) { return has(n, "unverified"); }));
 }
 
 TEST(Compat, AGpuNameStandsForEveryBoardWithItsWordsExactFamilyFirst) {
