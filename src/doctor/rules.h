@@ -53,7 +53,6 @@ std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix
 
 // search paths, writable libraries, the container toolkit, a hung driver (rules_security.cpp)
 std::vector<Finding> rule_driver_hung(const Context&);
-std::vector<Finding> rule_framework_newer_than_tables(const Context&);
 std::vector<Finding> rule_search_path_cwd(const Context&);
 std::vector<Finding> rule_writable_library(const Context&);
 std::vector<Finding> rule_container_toolkit_cve(const Context&);
@@ -94,6 +93,7 @@ std::vector<Finding> rule_torch_cpu_only(const Context&);
 std::vector<Finding> rule_tf_both_packages(const Context&);
 std::vector<Finding> rule_tf_windows_no_gpu(const Context&);
 std::vector<Finding> rule_python_unsupported(const Context&);
+std::vector<Finding> rule_framework_newer_than_tables(const Context&);
 std::vector<Finding> rule_no_kernels_for_gpu(const Context&);
 std::vector<Finding> rule_cpu_no_avx(const Context&);
 std::vector<Finding> rule_tf_numpy_too_new(const Context&);
