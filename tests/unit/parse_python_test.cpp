@@ -1,10 +1,12 @@
 // Parsers behind the Python collector: core metadata, PEP 503 names, dist-info and conda-meta
-// names, pyvenv.cfg, TensorFlow's build_info.py (all released formats), torch/version.py.
+// names, PEP 440 versions and specifiers, PEP 508 requirements and markers, pyvenv.cfg, TensorFlow's build_info.py (all released formats), torch/version.py.
 #include <gtest/gtest.h>
 
+#include "parse/pep440.h"
 #include "parse/python_literal.h"
 #include "parse/python_metadata.h"
 #include "parse/pyvenv_cfg.h"
+#include "parse/requirement.h"
 #include "parse/tf_build_info.h"
 #include "parse/torch_version.h"
 
@@ -249,4 +251,118 @@ TEST(PythonLiteral, StringsAndAssignments) {
   EXPECT_EQ(as[0].name, "a");
   EXPECT_EQ(as[1].value.kind, PyValue::Kind::boolean);
   EXPECT_EQ(as[2].value.text, "x");
+}
+
+// --- PEP 440 -------------------------------------------------------------------------------
+
+TEST(Pep440, OrdersEveryKindOfReleaseAsPep440Lists) {
+  // The order PEP 440's own summary example gives, then local labels.
+  const char* const ordered[] = {"1.0.dev456",       "1.0a1",          "1.0a2.dev456", "1.0a12.dev456", "1.0a12",
+                                 "1.0b1.dev456",     "1.0b2",          "1.0b2.post345.dev456", "1.0b2.post345",
+                                 "1.0b2-346",        "1.0c1.dev456",   "1.0c1",        "1.0rc2",        "1.0c3",
+                                 "1.0",              "1.0+abc.5",      "1.0+abc.7",    "1.0+5",         "1.0.post456.dev34",
+                                 "1.0.post456",      "1.1.dev1",       "1!0.1"};
+  for (size_t k = 0; k + 1 < std::size(ordered); ++k) {
+    const auto a = Pep440Version::parse(ordered[k]), b = Pep440Version::parse(ordered[k + 1]);
+    ASSERT_TRUE(a && b) << ordered[k] << " / " << ordered[k + 1];
+    EXPECT_LT(*a, *b) << ordered[k] << " < " << ordered[k + 1];
+  }
+  EXPECT_EQ(*Pep440Version::parse("1.0"), *Pep440Version::parse("1.0.0"));
+  EXPECT_EQ(*Pep440Version::parse("V1.0-ALPHA_1"), *Pep440Version::parse("1.0a1"));
+  EXPECT_EQ(Pep440Version::parse("1.0-r4")->str(), "1.0.post4");
+  EXPECT_EQ(Pep440Version::parse("2.11.0+cu130")->str(), "2.11.0+cu130");
+  EXPECT_EQ(Pep440Version::parse("2.0.0.dev20240101")->dev, 20240101);
+  for (const char* bad : {"", "abc", "1.0+", "1.0+a..b", "1..0", "1.0 beta", "1.0-", "99999999999999999999", "1.0+a+b"})
+    EXPECT_FALSE(Pep440Version::parse(bad)) << bad;
+}
+
+TEST(Pep440, SpecifiersMatchAsPipChecksThem) {
+  struct Case {
+    const char* spec;
+    const char* version;
+    bool in;
+  };
+  const Case cases[] = {
+      {"~=1.19.2", "1.19.5", true},    {"~=1.19.2", "1.20.0", false},   {"~=1.19.2", "1.19.1", false},
+      {"~=2.2", "2.9", true},          {"~=2.2", "3.0", false},         {"==0.11.*", "0.11.2", true},
+      {"==0.11.*", "0.11", true},      {"==0.11.*", "0.12.0", false},   {"!=1.0.*", "1.0.5", false},
+      {"<2.0", "1.9", true},           {"<2.0", "2.0rc1", false},       {"<2.0rc2", "2.0rc1", true},
+      {">1.0", "1.0.post1", false},    {">1.0", "1.0.1", true},         {">1.0", "1.0+local", false},
+      {"==2.11.0", "2.11.0+cu130", true}, {"==2.11.0+cu128", "2.11.0+cu130", false},
+      {">=1.23.5,<2.0.0", "1.26.4", true}, {">=1.23.5, <2.0.0", "2.0.0", false}, {"(>=1.0)", "1.2", true},
+      {"<=0.11.2,>=0.11.2", "0.11.2", true}, {"<=0.11.2,>=0.11.2", "0.11.1", false},
+      {"===1.0.weird", "1.0.WEIRD", true}, {">=1.0", "not a version", false}, {"", "anything", true},
+      {">=2.0", "2.1.0rc1", true},  // pre-releases count, as in pip check
+  };
+  for (const auto& c : cases) {
+    const auto s = VersionSpecifier::parse(c.spec);
+    ASSERT_TRUE(s) << c.spec;
+    EXPECT_EQ(s->contains(c.version), c.in) << c.spec << " vs " << c.version;
+  }
+  for (const char* bad : {"=1.0", "~=1", ">=1.0.*", "1.0", ">=", "<=1.0,", "==1.0,foo"})
+    EXPECT_FALSE(VersionSpecifier::parse(bad)) << bad;
+  EXPECT_EQ(VersionSpecifier::parse(" >= 1.22 , < 1.24 ")->str(), ">=1.22,<1.24");
+}
+
+// --- PEP 508 -------------------------------------------------------------------------------
+
+TEST(Requirement, ReadsRequiresDistAsWheelsWriteIt) {
+  // Lines from the H200 test machine's venv (torch 2.11.0, jax 0.11.2) and TensorFlow 2.4's
+  // older "name (spec)" spelling.
+  auto r = parse_requirement(
+      "cuda-toolkit[cublas,cudart,cufft]==13.0.2; platform_system == \"Linux\"");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->name, "cuda-toolkit");
+  EXPECT_EQ(r->extras, (std::vector<std::string>{"cublas", "cudart", "cufft"}));
+  EXPECT_EQ(r->specifier.str(), "==13.0.2");
+  EXPECT_EQ(r->marker, "platform_system == \"Linux\"");
+  r = parse_requirement("numpy (~=1.19.2)");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->specifier.str(), "~=1.19.2");
+  r = parse_requirement("Typing_Extensions>=4.10.0");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->name, "typing-extensions");
+  r = parse_requirement("jax-cuda12-plugin[with-cuda]<=0.11.2,>=0.11.2; extra == \"cuda12\"");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(marker_extras(r->marker), (std::vector<std::string>{"cuda12"}));
+  r = parse_requirement("pip @ https://example.org/pip-1.0.zip ; python_version >= '3.8'");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->url, "https://example.org/pip-1.0.zip");
+  EXPECT_TRUE(r->specifier.empty());
+  for (const char* bad : {"", ";", "[x]", "-numpy", "numpy[", "numpy >> 1", "numpy ~= 1"})
+    EXPECT_FALSE(parse_requirement(bad)) << bad;
+}
+
+TEST(Requirement, MarkersAreEvaluatedForOneEnvironmentWithUnknownForWhatItDoesNotKnow) {
+  const auto linux312 = marker_environment("3.12.3", "linux", "x86_64");
+  const auto win38 = marker_environment("3.8.10", "windows", "x86_64");
+  const auto unknown_python = marker_environment("", "linux", "x86_64");
+  EXPECT_EQ(evaluate_marker("platform_system == \"Linux\"", linux312, ""), Truth::True);
+  EXPECT_EQ(evaluate_marker("platform_system == \"Linux\"", win38, ""), Truth::False);
+  EXPECT_EQ(evaluate_marker("platform_machine == 'AMD64'", win38, ""), Truth::True);
+  EXPECT_EQ(evaluate_marker("python_version < \"3.13\"", linux312, ""), Truth::True);
+  EXPECT_EQ(evaluate_marker("python_version < \"3.10\"", linux312, ""), Truth::False);
+  EXPECT_EQ(evaluate_marker("python_version < \"3.13\"", unknown_python, ""), Truth::Unknown);
+  EXPECT_EQ(evaluate_marker("python_full_version >= '3.12.1'", linux312, ""), Truth::True);
+  // Unknown stays unknown through "and" unless the other side is False, through "or" unless True.
+  EXPECT_EQ(evaluate_marker("python_version < '3.13' and sys_platform == 'win32'", unknown_python, ""), Truth::False);
+  EXPECT_EQ(evaluate_marker("python_version < '3.13' or sys_platform == 'linux'", unknown_python, ""), Truth::True);
+  EXPECT_EQ(evaluate_marker("python_version < '3.13' and sys_platform == 'linux'", unknown_python, ""), Truth::Unknown);
+  // "and" binds tighter than "or"; parentheses group.
+  EXPECT_EQ(evaluate_marker("sys_platform == 'win32' or sys_platform == 'linux' and python_version < '3.9'", linux312, ""),
+            Truth::False);
+  EXPECT_EQ(evaluate_marker("(sys_platform == 'win32' or sys_platform == 'linux') and python_version >= '3.9'", linux312,
+                            ""),
+            Truth::True);
+  EXPECT_EQ(evaluate_marker("'linux' in sys_platform", linux312, ""), Truth::True);
+  EXPECT_EQ(evaluate_marker("'win' not in sys_platform", linux312, ""), Truth::True);
+  // extras: False without one; names compare normalised (PEP 685).
+  EXPECT_EQ(evaluate_marker("extra == \"cuda12\"", linux312, ""), Truth::False);
+  EXPECT_EQ(evaluate_marker("extra == 'CUDA_12'", linux312, "cuda-12"), Truth::True);
+  EXPECT_EQ(evaluate_marker("platform_system == \"Linux\" and extra == 'and-cuda'", linux312, "and-cuda"), Truth::True);
+  // Garbage is Unknown, never True.
+  for (const char* bad : {"python_version <", "(python_version < '3')", "((sys_platform == 'linux')", "foo == 'x'",
+                          "sys_platform = 'linux'", "'a' 'b'", "sys_platform == 'linux' and", "\"unterminated"})
+    EXPECT_EQ(evaluate_marker(bad, linux312, ""), bad == std::string("(python_version < '3')") ? Truth::False : Truth::Unknown)
+        << bad;
 }
