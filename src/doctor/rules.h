@@ -46,7 +46,11 @@ std::string version_or(const LibraryCopy& c, const std::string& fallback = "?");
 // The lines that put a folder in front of the loader's search on this OS (Linux: the ld.so.conf.d
 // line and LD_LIBRARY_PATH; Windows: PATH and, for Python >= 3.8, os.add_dll_directory).
 std::vector<std::string> loader_path_fix(const Context& c, const std::string& dir, const PythonEnv* env = nullptr);
-// The plan's pip command for `framework` in this environment, as fix lines (rules_frameworks.cpp).
+// One word for the shell the fixes are written for: a path with spaces or shell characters quoted
+// (POSIX single quotes; Windows double quotes).
+std::string shell_word(const std::string& os, const std::string& word);
+// The plan's pip command for `framework` in this environment, as fix lines (rules_frameworks.cpp):
+// the plan's install-framework step, its "python ..." lines run by this environment's interpreter.
 std::vector<std::string> reinstall_lines(const Context& c, const std::string& framework, const PythonEnv& env);
 // Lines for one OS: Windows gets `windows`, everything else `posix`.
 std::vector<std::string> for_os(const Context& c, std::vector<std::string> posix, std::vector<std::string> windows);

@@ -18,6 +18,15 @@ std::optional<Version> gpu_cc(const Snapshot& s) {
 
 }  // namespace
 
+std::string shell_word(const std::string& os, const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_of(" \t\"'$`&|;<>()*?[]{}!#~%^") == std::string::npos;
+  if (os == "windows") return plain || word.find('"') != std::string::npos ? word : "\"" + word + "\"";
+  if (plain) return word;
+  std::string q = "'";
+  for (char ch : word) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
 std::vector<std::string> reinstall_lines(const Context& c, const std::string& framework, const PythonEnv& env) {
   plan::PlanInputs in = plan::inputs_from_snapshot(c.k, c.s, "probe", framework, nullptr);
   in.framework = framework;
@@ -26,10 +35,10 @@ std::vector<std::string> reinstall_lines(const Context& c, const std::string& fr
   const plan::Plan p = plan::make_plan(c.k, in);
   if (!p.recommended) return {fmt::format("gpuready plan --framework {}   # nothing fits as is: what to change", framework)};
   for (const auto& st : p.steps)
-    if (st.title.rfind("Install ", 0) == 0) {
+    if (st.kind == plan::StepKind::install_framework) {
       std::vector<std::string> out;
       for (const auto& cmd : st.commands)
-        out.push_back(cmd.rfind("python -m pip", 0) == 0 ? env.interpreter + cmd.substr(6) : cmd);
+        out.push_back(cmd.rfind("python ", 0) == 0 ? shell_word(c.os, env.interpreter) + cmd.substr(6) : cmd);
       return out;
     }
   return {};

@@ -716,7 +716,11 @@ nlohmann::json plan_to_json(const Plan& p) {
   for (const auto& c : p.changes)
     j["changes"].push_back({{"changes", c.changes}, {"gives", c.gives ? stack_json(*c.gives) : nlohmann::json()}});
   j["steps"] = nlohmann::json::array();
-  for (const auto& s : p.steps) j["steps"].push_back({{"title", s.title}, {"commands", s.commands}});
+  for (const auto& s : p.steps) {
+    nlohmann::json st = {{"kind", step_kind_name(s.kind)}, {"title", s.title}, {"commands", s.commands}};
+    if (!s.package.empty()) st["package"] = s.package;
+    j["steps"].push_back(std::move(st));
+  }
   j["notes"] = p.notes;
   return j;
 }

@@ -68,9 +68,18 @@ struct Change {
   std::optional<Stack> gives;
 };
 
+// What a step does, so that other commands (doctor's fixes) pick a step by its kind, never by
+// its display title.
+enum class StepKind { python, driver, toolkit, cudnn, environment, prerequisite, install_framework, check };
+const char* step_kind_name(StepKind k);  // "python", "driver", ..., "prerequisite", "install-framework", "check"
+
 struct Step {
+  StepKind kind = StepKind::check;
   std::string title;
-  std::vector<std::string> commands;  // shell lines for that OS; lines starting with '#' are comments
+  std::string package;                // install_framework: the pip package ("torch", "tensorflow", "jax")
+  // Shell lines for that OS; lines starting with '#' are comments. A line starting with
+  // "python " runs the environment's interpreter (doctor puts the interpreter's path there).
+  std::vector<std::string> commands;
 };
 
 struct Plan {

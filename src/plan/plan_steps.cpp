@@ -38,6 +38,7 @@ std::string pin(const std::string& v) {
 
 Step python_step(const std::string& os, const Stack& s, const Paths& p, bool python_given) {
   Step st;
+  st.kind = StepKind::python;
   st.title = fmt::format("Python {} in a virtual environment{}", s.python,
                          python_given ? "" : fmt::format(" (the build supports {})", s.python_range));
   if (os == "windows") {
@@ -56,6 +57,7 @@ Step python_step(const std::string& os, const Stack& s, const Paths& p, bool pyt
 
 Step driver_step(const std::string& os, const Stack& s, const PlanInputs& in) {
   Step st;
+  st.kind = StepKind::driver;
   const auto need = Version::parse(s.min_driver);
   if (in.driver && need && *in.driver >= *need) {
     st.title = fmt::format("Driver {}: new enough (this stack needs >= {})", in.driver->str(), s.min_driver);
@@ -98,6 +100,7 @@ std::vector<Step> toolkit_steps(const Compat& k, const std::string& os, const St
   const std::string root = win ? windows_cuda_root(*cuda) : "/usr/local/cuda-" + v;
 
   Step tk;
+  tk.kind = StepKind::toolkit;
   tk.title = fmt::format("CUDA Toolkit {} (the framework needs it installed)", release);
   if (win) {
     tk.commands = {fmt::format("# https://developer.nvidia.com/cuda-toolkit-archive -> CUDA Toolkit {} -> Windows -> "
@@ -124,6 +127,7 @@ std::vector<Step> toolkit_steps(const Compat& k, const std::string& os, const St
 
   if (auto cudnn = Version::parse(s.cudnn)) {
     Step dn;
+    dn.kind = StepKind::cudnn;
     const long major = cuda->major();
     dn.title = fmt::format("cuDNN {} for CUDA {}.x: copy its files into CUDA {}'s folders", cudnn->major_minor().str(),
                            major, v);
@@ -155,6 +159,7 @@ std::vector<Step> toolkit_steps(const Compat& k, const std::string& os, const St
   }
 
   Step env;
+  env.kind = StepKind::environment;
   env.title = "Environment: let the framework find CUDA and cuDNN";
   if (win) {
     std::string dll = "cudart64_*.dll";
@@ -183,6 +188,8 @@ std::vector<Step> toolkit_steps(const Compat& k, const std::string& os, const St
 
 Step pip_step(const std::string& os, const Stack& s) {
   Step st;
+  st.kind = StepKind::install_framework;
+  st.package = s.package;
   st.title = fmt::format("Install {} {}{}", s.package, s.framework_version,
                          s.bundles_cuda ? " (its wheels bring CUDA and cuDNN: no toolkit to install)" : "");
   std::string cmd = "python -m pip install ";
@@ -209,6 +216,7 @@ Step pip_step(const std::string& os, const Stack& s) {
 
 Step check_step(const Stack& s, const Paths& p) {
   Step st;
+  st.kind = StepKind::check;
   st.title = fmt::format("Check that {} uses the GPU", s.framework);
   if (s.framework == "tensorflow") {
     auto v = Version::parse(s.framework_version);
@@ -229,6 +237,20 @@ Step check_step(const Stack& s, const Paths& p) {
 
 }  // namespace
 
+const char* step_kind_name(StepKind k) {
+  switch (k) {
+    case StepKind::python: return "python";
+    case StepKind::driver: return "driver";
+    case StepKind::toolkit: return "toolkit";
+    case StepKind::cudnn: return "cudnn";
+    case StepKind::environment: return "environment";
+    case StepKind::prerequisite: return "prerequisite";
+    case StepKind::install_framework: return "install-framework";
+    case StepKind::check: return "check";
+  }
+  return "check";
+}
+
 std::vector<Step> install_steps(const Compat& k, const PlanInputs& in, const Stack& s) {
   const std::string os = s.os.empty() ? in.os.value_or("linux") : s.os;
   const std::string name = fmt::format("{}-{}", s.package, s.framework_version);
@@ -239,7 +261,9 @@ std::vector<Step> install_steps(const Compat& k, const PlanInputs& in, const Sta
   if (!s.bundles_cuda)
     for (auto& st : toolkit_steps(k, os, s)) out.push_back(std::move(st));
   if (os == "windows" && s.framework == "tensorflow")
-    out.push_back({"Microsoft Visual C++ Redistributable (TensorFlow on Windows needs it)",
+    out.push_back({StepKind::prerequisite,
+                   "Microsoft Visual C++ Redistributable (TensorFlow on Windows needs it)",
+                   {},
                    {"# https://aka.ms/vs/17/release/vc_redist.x64.exe"}});
   out.push_back(pip_step(os, s));
   out.push_back(check_step(s, paths));

@@ -882,6 +882,20 @@ TEST(Doctor, ErrorsComeFirstAndBlockOnlyWhatTheyConcern) {
   }));
 }
 
+TEST(Doctor, TheReinstallFixRunsTheEnvironmentsInterpreterQuotedForTheShell) {
+  Snapshot s = h200();
+  auto& t = package(s, "torch");
+  t.version = "2.11.0+cpu";
+  t.details = {{"cuda", "none"}, {"variant", "cpu"}};
+  s.python[0].interpreter = "/home/a user/my env/bin/python3";
+  const Report r = run(s);
+  const auto f = with_code(r, "torch.cpu-only");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_TRUE(std::any_of(f[0]->fix.begin(), f[0]->fix.end(), [](const std::string& l) {
+    return l.rfind("'/home/a user/my env/bin/python3' -m pip install torch==", 0) == 0;
+  })) << testing::PrintToString(f[0]->fix);
+}
+
 TEST(Doctor, AFrameworkAskedForButNotInstalledIsNotReady) {
   Options o;
   o.frameworks = {"tensorflow"};

@@ -4,6 +4,8 @@
 // scenarios, checked by hand against the tables, are in plan_scenarios_test.cpp.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <filesystem>
 #include <fstream>
 
@@ -380,6 +382,31 @@ TEST(PlanSteps, WheelRoutesInstallNoToolkit) {
   EXPECT_TRUE(has(js, "\"jax[cuda12_pip]==0.4.20\" -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"))
       << js;
   EXPECT_TRUE(has(js, "unset LD_LIBRARY_PATH")) << js;
+}
+
+TEST(PlanSteps, EveryStepSaysItsKindAndOneInstallsTheFramework) {
+  // Doctor's reinstall fix takes the install-framework step by its kind: a plan for each
+  // framework and OS has exactly one, naming the stack's package, its pip line run by "python ".
+  for (const char* os : {"linux", "windows", "wsl2"})
+    for (const char* fw : {"pytorch", "tensorflow", "jax"}) {
+      const plan::Plan p = plan::make_plan(k(), machine(os, "8.6", os == std::string("wsl2") ? nullptr : "551.86",
+                                                        "3.10", fw));
+      if (!p.ok) continue;
+      int installs = 0;
+      std::set<std::string> kinds;
+      for (const auto& st : p.steps) {
+        kinds.insert(plan::step_kind_name(st.kind));
+        if (st.kind != plan::StepKind::install_framework) continue;
+        ++installs;
+        EXPECT_EQ(st.package, p.recommended->package) << os << " " << fw;
+        ASSERT_FALSE(st.commands.empty());
+        EXPECT_EQ(st.commands.front().rfind("python -m pip install ", 0), 0u) << st.commands.front();
+      }
+      EXPECT_EQ(installs, 1) << os << " " << fw;
+      EXPECT_TRUE(kinds.count("python") && kinds.count("driver") && kinds.count("check")) << os << " " << fw;
+      const auto j = plan::plan_to_json(p);
+      for (const auto& st : j.at("steps")) EXPECT_TRUE(st.contains("kind")) << st.dump();
+    }
 }
 
 TEST(PlanSteps, Wsl2InstallsTheDriverOnWindowsAndTheToolkitFromTheWslRepository) {
