@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <cstring>
 #include <map>
 #include <set>
@@ -534,6 +536,14 @@ int notice_level(const LogLine& L) {
   int level = 0;
   for (const auto& [m, lv] : markers)
     if (t.find(m) != std::string::npos) level = std::max(level, lv);
+  // A line that says the program goes on without something, or that something is deprecated, is a
+  // notice whatever its level marker: "No module 'xformers'. Proceeding without it.", "Falling back
+  // to native attention", "X is deprecated. Please use Y instead", "... taints kernel".
+  static const char* const going_on[] = {"proceeding without", "falling back to", "is deprecated", "are deprecated",
+                                         "will be removed in", "taints kernel", "tainting kernel"};
+  if (level == 0)
+    for (const char* g : going_on)
+      if (L.lower.find(g) != std::string::npos) return 1;
   return level;
 }
 
@@ -553,6 +563,111 @@ bool says_failure(const LogLine& L, int level) {
   for (const char* w : weak)
     if (L.lower.find(w) != std::string::npos) return true;
   return false;
+}
+
+// Two versions of one component named on a line that says they disagree: "Installed CUDA version
+// 12.2 does not match the version torch was compiled with 11.7", "PyTorch has CUDA version 10.2
+// and torch_sparse has CUDA version 11.2", "TensorRT mismatch. Compiled against version 5.0.2,
+// but loaded 5.1.2", "Mismatched PJRT plugin PJRT API version (0.54) and framework ... 0.51". The
+// component decides the condition; no catalogue entry is needed for a new wording.
+struct VersionTopic {
+  const char* word;  // as it appears in lower case, at a word start
+  const char* code;
+  const char* root;
+  const char* name;
+  const char* fix;
+};
+constexpr VersionTopic kVersionTopics[] = {
+    {"cudnn", "mismatch.cudnn", "cudnn-version-mismatch", "cuDNN",
+     "Load the cuDNN the program was built with (the same major, at least its minor): pip install -U "
+     "nvidia-cudnn-cu<CUDA major>, and take other cuDNN folders off LD_LIBRARY_PATH / PATH"},
+    {"tensorrt", "mismatch.tensorrt", "tensorrt-version-mismatch", "TensorRT",
+     "Install the TensorRT version the program was built against (pip install tensorrt==<that version>), or the build "
+     "of the program made for the TensorRT you have; rebuild serialized engines after any TensorRT change"},
+    {"nvinfer", "mismatch.tensorrt", "tensorrt-version-mismatch", "TensorRT",
+     "Install the TensorRT version the program was built against (pip install tensorrt==<that version>), or the build "
+     "of the program made for the TensorRT you have"},
+    {"nccl", "mismatch.nccl", "nccl-lib-mismatch", "NCCL",
+     "Use the NCCL the framework pins (its nvidia-nccl-cu<major> wheel) and take other libnccl.so.2 copies off "
+     "LD_LIBRARY_PATH; every rank must run the same NCCL"},
+    {"jaxlib", "mismatch.jax", "jax-jaxlib-mismatch", "jax / jaxlib / CUDA plugin",
+     "Install one release of all three: pip install -U \"jax[cuda12]\" (or cuda13), which pins jaxlib and the plugin"},
+    {"pjrt", "mismatch.jax", "jax-jaxlib-mismatch", "jax / jaxlib / CUDA plugin",
+     "Install one release of all three: pip install -U \"jax[cuda12]\" (or cuda13), which pins jaxlib and the plugin"},
+    {"cuda", "mismatch.cuda", "cuda-version-mismatch", "CUDA",
+     "Use builds made for one CUDA version: the framework's wheel and every extension (torchvision, torchaudio, "
+     "torch-scatter/-sparse, DeepSpeed ops, apex, ...) for the same +cuXXX; to build an extension from source use the "
+     "nvcc of the CUDA the framework was built with (python -c \"import torch; print(torch.version.cuda)\")"},
+};
+
+bool at_word_start(const std::string& s, size_t at) { return at == 0 || !std::isalpha(static_cast<unsigned char>(s[at - 1])); }
+
+// The version numbers of a line ("12.2", "0.9.0.1", "5.0.2"), not times ("16:30:40.039") or PCI
+// addresses ("0000:01:00.0").
+std::vector<std::string> version_numbers(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    if (!parse::is_digit(s[i]) || (i > 0 && (parse::is_digit(s[i - 1]) || s[i - 1] == '.' || s[i - 1] == ':'))) {
+      ++i;
+      continue;
+    }
+    size_t e = i, dots = 0;
+    while (e < s.size() && (parse::is_digit(s[e]) || (s[e] == '.' && e + 1 < s.size() && parse::is_digit(s[e + 1])))) {
+      dots += s[e] == '.' ? 1 : 0;
+      ++e;
+    }
+    const bool clock = e < s.size() && s[e] == ':';
+    if (dots >= 1 && !clock && e - i <= 16) out.push_back(s.substr(i, e - i));
+    i = e;
+  }
+  return out;
+}
+
+std::optional<Match> version_disagreement(const LogLine& L) {
+  static const char* const kDisagree[] = {"mismatch",         "does not match",   "doesn't match",  "do not match",
+                                          "not compatible with", "incompatible",  "compiled with different",
+                                          "but loaded",       "but found",        "but linked",     "but got",
+                                          "is newer than",    "is older than"};
+  if (std::none_of(std::begin(kDisagree), std::end(kDisagree),
+                   [&](const char* w) { return L.lower.find(w) != std::string::npos; }))
+    return std::nullopt;
+  const VersionTopic* topic = nullptr;
+  for (const auto& t : kVersionTopics) {
+    for (size_t at = L.lower.find(t.word); at != std::string::npos; at = L.lower.find(t.word, at + 1))
+      if (at_word_start(L.lower, at)) {
+        topic = &t;
+        break;
+      }
+    if (topic) break;
+  }
+  if (!topic) return std::nullopt;
+  const auto versions = version_numbers(L.text);
+  if (versions.size() < 2) return std::nullopt;
+  const auto other = std::find_if(versions.begin() + 1, versions.end(), [&](const std::string& v) { return v != versions[0]; });
+  if (other == versions.end()) return std::nullopt;
+  Match x;
+  x.code = topic->code;
+  x.line = L.number;
+  x.tier = 3;
+  x.title = fmt::format("Two {} versions that do not go together: {} and {}", topic->name, versions[0], *other);
+  x.cause = fmt::format("The line names two versions of {} that one part was built for and another has, needs or "
+                        "loads; parts built against different {} versions cannot work together.",
+                        topic->name, topic->name);
+  x.fix = {topic->fix};
+  x.root = {topic->root};
+  x.evidence = {"your text: " + shown(L.text), fmt::format("decoded: versions named: {} and {}", versions[0], *other)};
+  // "torch_sparse has CUDA version 0.0": the extension was built without CUDA at all.
+  if (std::string(topic->root) == "cuda-version-mismatch" &&
+      std::any_of(versions.begin(), versions.end(), [](const std::string& v) { return v == "0.0"; })) {
+    x.code = "mismatch.cuda-none";
+    x.title = "An extension was built without CUDA (CUDA version 0.0) for a CUDA build of the framework";
+    x.cause = "One part reports CUDA version 0.0: it was built (or installed) without CUDA support, while the framework "
+              "uses CUDA.";
+    x.root = {"cuda-ext-not-built", "cpu-only-build"};
+    x.fix.insert(x.fix.begin(), "Reinstall the extension's CUDA build for the framework's +cuXXX (its own wheel index), "
+                                "or build it where nvcc is found (CUDA_HOME set, FORCE_CUDA=1)");
+  }
+  return x;
 }
 
 Match code_match(const knowledge::ErrorCodeRow& r, const std::vector<std::string>& counterparts) {
@@ -723,6 +838,17 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           if (!r->message.empty() && L.lower.find(parse::ascii_lower(r->message)) != std::string::npos) {
             pick = r;
             break;
+          }
+        // "Xid 45, ... caused by previous Xid 149": the earlier event is the cause, this one its cleanup.
+        if (pick && rule.family == "xid")
+          if (const size_t at = L.lower.find("previous xid"); at != std::string::npos) {
+            size_t q = at + 12;
+            while (q < L.lower.size() && (L.lower[q] == ' ' || L.lower[q] == ':')) ++q;
+            size_t e = q;
+            while (e < L.lower.size() && e < q + 3 && parse::is_digit(L.lower[e])) ++e;
+            if (e > q && (e == L.lower.size() || !parse::is_digit(L.lower[e])))
+              if (const auto prev = m.rows_by_number("xid", std::stol(L.lower.substr(q, e - q))); !prev.empty())
+                take(prev.front());
           }
         if (pick) take(pick);
         if (!codes.empty()) break;
@@ -944,6 +1070,16 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         if (!s.harmless)
           for (const auto& fx : lib_found->m.fix) add_unique(s.fix, fx);
       }
+      // A generic signature ("Unable to initialize backend 'cuda': ...") whose line also names two
+      // versions that disagree takes their cause.
+      if (s.tier == 0 && !s.harmless && code_matches.empty() && !lib_found)
+        if (auto v = version_disagreement(L)) {
+          s.root.insert(s.root.begin(), v->root.begin(), v->root.end());
+          s.evidence.push_back(v->evidence.back());
+          s.fix.insert(s.fix.begin(), v->fix.begin(), v->fix.end());
+          s.title = v->title;
+          s.tier = v->tier;
+        }
       if (!s.harmless) judge_versions(m.k, s);
       if (machine && !s.harmless) {
         const bool about_driver = std::find(s.root.begin(), s.root.end(), "driver-too-old") != s.root.end() ||
@@ -955,8 +1091,10 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       for (auto& x : code_matches)
         for (const auto& t : x.root) add_unique(lib_found->m.root, t);
       found.push_back(std::move(*lib_found));
-    } else {
+    } else if (!code_matches.empty()) {
       for (auto& x : code_matches) found.push_back({std::move(x)});
+    } else if (auto v = version_disagreement(L)) {
+      found.push_back({std::move(*v)});
     }
   }
 

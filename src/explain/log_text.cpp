@@ -54,6 +54,32 @@ std::string strip_terminal_sequences(std::string_view s) {
   return out;
 }
 
+// Typographic quotes (U+2018/2019/201C/201D), which chat tools, web pages and word processors put
+// in place of the program's own ' and ", back to ASCII: the signatures are written for what the
+// program printed.
+static std::string plain_quotes(std::string s) {
+  if (s.find("\xe2\x80") == std::string::npos) return s;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\xe2' && i + 2 < s.size() && s[i + 1] == '\x80') {
+      const char c = s[i + 2];
+      if (c == '\x98' || c == '\x99') {
+        out += '\'';
+        i += 2;
+        continue;
+      }
+      if (c == '\x9c' || c == '\x9d') {
+        out += '"';
+        i += 2;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
+
 std::vector<LogLine> split_log(std::string_view text) {
   std::vector<LogLine> lines;
   size_t number = 1;
@@ -66,7 +92,7 @@ std::vector<LogLine> split_log(std::string_view text) {
     const std::string_view trimmed = parse::trim(t);
     if (!trimmed.empty()) {
       LogLine l;
-      l.text.assign(trimmed);
+      l.text = plain_quotes(std::string(trimmed));
       l.lower = parse::ascii_lower(l.text);
       l.number = number;
       lines.push_back(std::move(l));

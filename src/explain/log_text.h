@@ -1,6 +1,6 @@
 // A pasted log, as explain reads it: lines split at "\n", "\r\n" and at a lone "\r" (Keras and
 // tqdm redraw their progress bar with "\r", so an error printed after one is a line of its own),
-// terminal colour sequences removed, and nothing cut: a line of any length is read whole.
+// terminal colour sequences removed, typographic quotes made ASCII, and nothing cut: a line of any length is read whole.
 #pragma once
 
 #include <cstddef>

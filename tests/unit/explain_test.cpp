@@ -563,3 +563,71 @@ TEST(ExplainVersions, PairsAreJudgedWithTheTables) {
   const auto c = ex().explain("E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.");
   EXPECT_TRUE(names(root_of(c), "cudnn-version-mismatch")) << roots(c);
 }
+
+// Two versions of one component on a line that says they disagree: the component picks the
+// condition, whatever the wording. Silent without a disagreement word, without two different
+// versions, or without a component it knows.
+TEST(ExplainVersions, ADisagreementBetweenTwoVersionsOfOneComponent) {
+  struct Case {
+    const char* text;
+    const char* root;
+  };
+  // Wordings of DeepSpeed, torch_sparse, TF-TRT and JAX (tests/fixtures/explain_corpus), then
+  // made-up ones the decoder has never seen.
+  const Case fires[] = {
+      {"deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 12.2 does "
+       "not match the version torch was compiled with 11.7, unable to compile cuda/cpp extensions",
+       "cuda-version-mismatch"},
+      {"RuntimeError: Detected that PyTorch and torch_sparse were compiled with different CUDA versions. PyTorch has CUDA "
+       "version 10.2 and torch_sparse has CUDA version 11.2.",
+       "cuda-version-mismatch"},
+      {"RuntimeError: Detected that PyTorch and torch_scatter were compiled with different CUDA versions. PyTorch has CUDA "
+       "version 11.8 and torch_scatter has CUDA version 0.0.",
+       "cuda-ext-not-built"},
+      {"WARNING:tensorflow:TensorRT mismatch. Compiled against version 5.0.2, but loaded 5.1.2. Things may not work.",
+       "tensorrt-version-mismatch"},
+      {"RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version (0.54) "
+       "and framework PJRT API version 0.51).",
+       "jax-jaxlib-mismatch"},
+      {"mylib: cuDNN 9.1.0 is incompatible with this build (needs 9.3.0)", "cudnn-version-mismatch"},
+      {"NCCL version 2.18.1 of rank 3 does not match NCCL 2.21.5 of rank 0", "nccl-lib-mismatch"},
+  };
+  for (const auto& c : fires) {
+    const auto m = ex().explain(c.text);
+    EXPECT_TRUE(names(root_of(m), c.root)) << c.text << ": " << roots(m);
+  }
+  for (const char* t : {"CUDA version 12.2 and torch 2.4.1 installed",                    // no disagreement word
+                        "CUDA version mismatch: 12.2 and 12.2",                             // one version only
+                        "shape mismatch: value tensor of shape [1.5, 2.5] cannot be broadcast",  // no component
+                        "2020-10-05 16:30:40.039587: I cuda mismatch at 0000:01:00.0"})     // times and PCI addresses
+    EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
+}
+
+// Xid 45 is the clean-up after an earlier Xid; the line names it, and that one is the cause.
+TEST(ExplainCodes, AnXidCausedByAPreviousXidIsThePrevious) {
+  const auto m = ex().explain("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by "
+                              "previous Xid 149");
+  EXPECT_TRUE(names(root_of(m), "nvlink-error")) << roots(m);
+  const auto alone = ex().explain("NVRM: Xid (PCI:0000:3b:00): 45, pid=1234, name=python, Ch 00000010");
+  EXPECT_FALSE(names(root_of(alone), "nvlink-error")) << roots(alone);
+}
+
+// Pasted through chat or a web page, ' and " become typographic quotes; the signatures still match.
+TEST(ExplainStory, TypographicQuotesAreReadAsTheProgramsOwn) {
+  const auto m = ex().explain(
+      "Specified provider \xe2\x80\x98" "CUDAExecutionProvider\xe2\x80\x99 is not in available provider names. Available "
+      "providers: \xe2\x80\x98" "AzureExecutionProvider, CPUExecutionProvider\xe2\x80\x99");
+  EXPECT_TRUE(names(root_of(m), "cpu-only-build")) << roots(m);
+}
+
+// A line that says the program goes on without something is a notice, not a failure.
+TEST(ExplainStory, GoingOnWithoutSomethingIsANotice) {
+  for (const char* t : {"No module 'xformers'. Proceeding without it.",
+                        "Attention mode 'softmax-xformers' is not available. Falling back to native attention.",
+                        "tf.nn.fused_batch_norm is deprecated. Please use tf.compat.v1.nn.fused_batch_norm instead"}) {
+    const auto m = ex().explain(t);
+    ASSERT_FALSE(m.empty()) << t;
+    EXPECT_FALSE(claims_failure(m)) << t << ": " << roots(m);
+  }
+  EXPECT_TRUE(ex().explain("Falling back to CPU: Traceback (most recent call last):").empty());
+}
