@@ -192,6 +192,18 @@ struct PythonPackage {
 // tensorflow-estimator are not the framework.
 std::string framework_of_package(const std::string& name);
 
+// One requirement that a package of an environment declares and that applies there: its
+// Requires-Dist line with the environment's markers true (probe/python_requirements.cpp), for
+// the packages the frameworks need, transitively. The doctor judges it (as `pip check` does).
+struct PythonRequirement {
+  std::string by;          // the package that declares it: "tensorflow"
+  std::string by_version;  // "2.4.0"
+  std::string name;        // the package it needs, normalised: "numpy"
+  std::string specifier;   // "~=1.19.2"; "" any version
+  std::string extra;       // the extra it belongs to ("cuda12"), "" when it always applies
+  std::string installed;   // the version installed in the environment; "" when none is
+};
+
 struct PythonEnv {
   std::string interpreter;                    // path
   std::vector<std::string> found_by;          // "PATH", "conda", "--python", "venv"
@@ -199,6 +211,7 @@ struct PythonEnv {
   Fact<std::string> prefix;                   // sys.prefix
   std::vector<std::string> site_packages;
   std::vector<PythonPackage> packages;        // only the GPU-relevant ones
+  std::vector<PythonRequirement> requirements;  // what the GPU-relevant packages need, transitively
   std::string error;                          // what went wrong asking it (timeout, crash)
 };
 
@@ -347,8 +360,26 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CudnnSet, dir, version, present,
                                                 needs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LibraryFacts, copies, resolutions, cudnn_sets, ld_cache)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonPackage, name, version, location, details)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonEnv, interpreter, found_by, version, prefix, site_packages,
-                                                packages, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PythonRequirement, by, by_version, name, specifier, extra, installed)
+// By hand: `requirements` is written only when there are some, so snapshots recorded before it
+// existed still read and write back unchanged.
+inline void to_json(nlohmann::json& j, const PythonEnv& e) {
+  j = nlohmann::json{{"interpreter", e.interpreter}, {"found_by", e.found_by}, {"version", e.version},
+                     {"prefix", e.prefix},           {"site_packages", e.site_packages}, {"packages", e.packages},
+                     {"error", e.error}};
+  if (!e.requirements.empty()) j["requirements"] = e.requirements;
+}
+inline void from_json(const nlohmann::json& j, PythonEnv& e) {
+  const PythonEnv d;
+  e.interpreter = j.value("interpreter", d.interpreter);
+  e.found_by = j.value("found_by", d.found_by);
+  e.version = j.value("version", d.version);
+  e.prefix = j.value("prefix", d.prefix);
+  e.site_packages = j.value("site_packages", d.site_packages);
+  e.packages = j.value("packages", d.packages);
+  e.requirements = j.value("requirements", d.requirements);
+  e.error = j.value("error", d.error);
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UnsafeSearchEntry, variable, index, entry, problem)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WritableFile, path, reason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SecurityFacts, search_paths, unsafe_entries, writable,

@@ -222,6 +222,17 @@ const std::vector<Rule>& all_rules() {
       {"cpu.no-avx", Severity::error, "TensorFlow wheels need AVX and this CPU has none", rule_cpu_no_avx},
       {"tensorflow.numpy-too-new", Severity::error, "NumPy 2 with a TensorFlow built against NumPy 1",
        rule_tf_numpy_too_new},
+      {"framework.dependency-broken", Severity::error,
+       "a package a framework declares it needs (Requires-Dist) is missing or at a version outside its range, as pip check "
+       "would say",
+       rule_framework_dependency_broken},
+      {"framework.binary-break", Severity::error,
+       "a framework with a dependency version it does not declare against but breaks with (torch < 2.3 and NumPy 2, "
+       "TensorFlow < 2.6.5 and protobuf 4.21+, ...)",
+       rule_framework_binary_break},
+      {"python.dependency-broken", Severity::warn,
+       "a package the frameworks pull in has a dependency missing or outside its declared range (pip check)",
+       rule_python_dependency_broken},
       {"framework.import-failed", Severity::error,
        "--deep: the framework raises an exception on import (what it printed, explained)", rule_deep_import_failed},
       {"framework.crashed", Severity::error, "--deep: Python crashed importing or running the framework",

@@ -101,6 +101,10 @@ std::vector<Finding> rule_framework_newer_than_tables(const Context&);
 std::vector<Finding> rule_no_kernels_for_gpu(const Context&);
 std::vector<Finding> rule_cpu_no_avx(const Context&);
 std::vector<Finding> rule_tf_numpy_too_new(const Context&);
+// the environment's installed dependencies against what its packages declare (rules_dependencies.cpp)
+std::vector<Finding> rule_framework_dependency_broken(const Context&);
+std::vector<Finding> rule_python_dependency_broken(const Context&);
+std::vector<Finding> rule_framework_binary_break(const Context&);
 // GPU health (rules_health.cpp)
 std::vector<Finding> rule_pcie_width(const Context&);
 std::vector<Finding> rule_throttling(const Context&);

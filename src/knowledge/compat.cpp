@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "parse/ascii.h"
+#include "parse/pep440.h"
 
 namespace gpuready::knowledge {
 namespace {
@@ -98,6 +99,8 @@ class RowReader {
     }
     return std::stoi(s);
   }
+  // Marks row r wrong, saying why (a check beyond one cell's type).
+  void invalid(size_t r, const std::string& what) { fail(table_->lines[r], what); }
   std::vector<std::string> words(size_t r, const char* column) {
     std::vector<std::string> out;
     std::istringstream in(text(r, column));
@@ -234,6 +237,18 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
     for (size_t r = 0; t.ok() && r < t.size(); ++r)
       c.freshness.push_back({t.text(r, "component"), t.version(r, "newest"), t.text(r, "date"), t.text(r, "date_kind"),
                              t.text(r, "notes")});
+    if (!t.ok()) return std::nullopt;
+  }
+  {
+    RowReader t(k, "python_breaks", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      PythonBreakRow b{t.words(r, "package"),  t.text(r, "package_versions"), t.text(r, "dependency"),
+                       t.text(r, "dependency_versions"), t.text(r, "os"), t.text(r, "symptom"), t.text(r, "fix"),
+                       t.text(r, "source")};
+      if (t.ok() && (!parse::VersionSpecifier::parse(b.package_versions) || !parse::VersionSpecifier::parse(b.dependency_versions)))
+        t.invalid(r, "a version column is not a PEP 440 specifier set");
+      c.python_breaks.push_back(std::move(b));
+    }
     if (!t.ok()) return std::nullopt;
   }
   {

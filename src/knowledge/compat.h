@@ -51,6 +51,17 @@ struct DriverBranchRow {
   Version cc_min, cc_max;    // 3.0 .. 3.7
   long last_branch = 0;      // 470
 };
+// A known break between a framework and one of its Python dependencies that the framework's own
+// Requires-Dist does not prevent (python_breaks.csv): torch < 2.3 with NumPy 2, TensorFlow before
+// 2.6.5 with protobuf 4.21+, ... Versions are PEP 440 specifier sets.
+struct PythonBreakRow {
+  std::vector<std::string> packages;  // normalised names, any of which: {"tensorflow", "tensorflow-gpu", ...}
+  std::string package_versions;       // "<2.3"
+  std::string dependency;             // "numpy"
+  std::string dependency_versions;    // ">=2"
+  std::string os;                     // "" every OS, or "windows" / "linux"
+  std::string symptom, fix, source;
+};
 // How fresh the tables are: the newest release of each component they know, and when that was
 // (freshness.csv). `date` is "" where no dated source was read.
 struct FreshnessRow {
@@ -259,6 +270,7 @@ class Compat {
   std::vector<CudnnRow> cudnn;             // newest first
   std::vector<DriverBranchRow> driver_branches;
   std::vector<FreshnessRow> freshness;
+  std::vector<PythonBreakRow> python_breaks;
   [[nodiscard]] const FreshnessRow* freshness_of(const std::string& component) const;
   std::vector<LibraryNameRow> library_names;
   std::vector<TensorflowRow> tensorflow;   // newest first

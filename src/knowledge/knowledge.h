@@ -17,7 +17,8 @@ namespace gpuready::knowledge {
 inline constexpr const char* kTableNames[] = {"cuda_driver", "cuda_minor_compat", "cuda_arch",  "gpus",
                                               "cudnn",       "library_names",     "tensorflow", "pytorch",
                                               "jax",         "error_signatures",  "gpu_peaks",  "arch_throughput",
-                                              "error_codes", "library_stems",     "library_versions", "gpu_driver_branches", "freshness"};
+                                              "error_codes", "library_stems",     "library_versions", "gpu_driver_branches", "freshness",
+                                              "python_breaks"};
 
 class Knowledge {
  public:

@@ -126,6 +126,8 @@ void sanitize(PythonEnv& env) {
   fix(env.error);
   for (auto& s : env.site_packages) fix(s);
   if (env.prefix.has()) fix(env.prefix.value());
+  for (auto& r : env.requirements)
+    for (std::string* f : {&r.by, &r.by_version, &r.name, &r.specifier, &r.extra, &r.installed}) fix(*f);
   for (auto& p : env.packages) {
     fix(p.name);
     fix(p.version);
@@ -191,6 +193,9 @@ PythonEnv probe_one(const Os& os, const ProbeOptions& opts, const python::Candid
     }
     for (auto& p : pkgs) env.packages.push_back(std::move(p));
   }
+  // What the site packages' GPU-relevant packages declare they need (conda-meta entries have no Requires-Dist).
+  env.requirements = python::requirement_closure(
+      os, sites, env.packages, python::marker_environment_of(os, env.version.has() ? env.version.value() : ""));
   for (auto& p : python::scan_conda_meta(os, prefix)) env.packages.push_back(std::move(p));
   sanitize(env);
   return env;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/snapshot.h"
+#include "parse/requirement.h"
 #include "platform/os.h"
 
 namespace gpuready::python {
@@ -63,5 +64,13 @@ bool is_relevant_package(const std::string& normalized_name);
 std::vector<PythonPackage> scan_site_packages(const Os& os, const std::string& site_dir, std::string* error);
 // CUDA libraries and frameworks conda itself installed into a prefix (conda-meta/*.json).
 std::vector<PythonPackage> scan_conda_meta(const Os& os, const std::string& prefix);
+
+// What `roots` (and what they need, transitively) declare in Requires-Dist and applies in this
+// environment, with what is installed (python_requirements.cpp).
+std::vector<PythonRequirement> requirement_closure(const Os& os, const std::vector<std::string>& sites,
+                                                   const std::vector<PythonPackage>& roots,
+                                                   const parse::MarkerEnvironment& env);
+// The marker environment of the interpreter probed: its version, this OS and this machine.
+parse::MarkerEnvironment marker_environment_of(const Os& os, const std::string& python_version);
 
 }  // namespace gpuready::python

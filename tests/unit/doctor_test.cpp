@@ -500,6 +500,14 @@ const std::vector<Case>& cases() {
       {"tensorflow.numpy-too-new",
        [](Snapshot& s) { add_package(s, "tensorflow", "2.15.0"); },  // numpy 2.5.2 is installed
        [](Snapshot& s) { add_package(s, "tensorflow", "2.18.0"); }},
+      {"framework.dependency-broken",
+       [](Snapshot& s) { venv(s).requirements.push_back({"jax", "0.11.2", "jaxlib", "<=0.11.2,>=0.11.2", "", "0.11.1"}); },
+       [](Snapshot& s) { venv(s).requirements.push_back({"jax", "0.11.2", "jaxlib", "<=0.11.2,>=0.11.2", "", "0.11.2"}); }},
+      {"python.dependency-broken",
+       [](Snapshot& s) { venv(s).requirements.push_back({"sympy", "1.14.0", "mpmath", "<1.4,>=1.1.0", "", ""}); },
+       [](Snapshot& s) { venv(s).requirements.push_back({"sympy", "1.14.0", "mpmath", "<1.4,>=1.1.0", "", "1.3.0"}); }},
+      {"framework.binary-break", [](Snapshot& s) { package(s, "torch").version = "2.2.2+cu121"; },  // numpy 2.5.2
+       [](Snapshot& s) { package(s, "torch").version = "2.3.0+cu121"; }},
       {"health.pcie-width", [](Snapshot& s) { s.nvidia.gpus[0].pcie_width_current = 8; },
        [](Snapshot& s) { s.nvidia.gpus[0].pcie_gen_current = 1; }},  // generation drops at idle: not a finding
       {"health.pcie-gen",
@@ -1109,4 +1117,92 @@ TEST(Doctor, AMissingCudaHomeIsOneFindingNotAlsoADisagreement) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0]->fix[0], "export CUDA_HOME=/usr/local/cuda-13.0   # the toolkit that is installed (and in ~/.bashrc)");
   EXPECT_EQ(rep.cuda.toolkits.back(), "none at /usr/local/cuda-12.4 (named by CUDA_HOME)");
+}
+
+// ---- what the frameworks declare they need, against what is installed (issue 19, item 4) ----
+
+namespace {
+void add_requirement(Snapshot& s, const std::string& by, const std::string& by_version, const std::string& name,
+                     const std::string& spec, const std::string& installed, const std::string& extra = "") {
+  venv(s).requirements.push_back({by, by_version, name, spec, extra, installed});
+}
+}  // namespace
+
+TEST(DoctorDependencies, TensorFlow24WithNumpy126IsNotReadyAndGetsThePipLine) {
+  // The issue's case: TF 2.4 declares numpy ~= 1.19.2 and fails to import with 1.26.
+  Snapshot s = h200();
+  add_package(s, "tensorflow", "2.4.0");
+  package(s, "numpy").version = "1.26.4";
+  add_requirement(s, "tensorflow", "2.4.0", "numpy", "~=1.19.2", "1.26.4");
+  add_requirement(s, "tensorflow", "2.4.0", "wheel", "~=0.35", "0.48.0");  // unmet too, reported apart
+  add_requirement(s, "jax", "0.11.2", "numpy", ">=2.0", "1.26.4");          // both unmet: one finding, both named
+  const Report r = run(s);
+  const auto f = with_code(r, "framework.dependency-broken");
+  const Finding* np = nullptr;
+  for (const auto* x : f)
+    if (x->title.find("numpy 1.26.4 is installed") == 0) np = x;
+  ASSERT_NE(np, nullptr) << codes(r);
+  EXPECT_NE(np->title.find("tensorflow 2.4.0 needs numpy~=1.19.2"), std::string::npos) << np->title;
+  EXPECT_EQ(np->evidence.size(), 3u);  // both requirers, then where it was read
+  // One pip line with the range every requirer states (here no version can satisfy both: pip says so).
+  EXPECT_EQ(np->fix.front(), "/opt/torch/.venv/bin/python3 -m pip install \"numpy~=1.19.2,>=2.0\"");
+  EXPECT_EQ(np->frameworks, (std::vector<std::string>{"jax", "tensorflow"}));
+  for (const auto& v : r.frameworks)
+    if (v.name == "tensorflow") EXPECT_FALSE(v.ready);
+}
+
+TEST(DoctorDependencies, MissingAndDeeperRequirementsAndWhatIsMet) {
+  Snapshot s = h200();
+  add_requirement(s, "jax", "0.11.2", "jaxlib", "<=0.11.2,>=0.11.2", "");    // missing
+  add_requirement(s, "sympy", "1.14.0", "mpmath", "<1.4,>=1.1.0", "1.4.0");  // deeper in the closure
+  add_requirement(s, "torch", "2.11.0", "filelock", "", "3.29.0");           // met
+  add_requirement(s, "torch", "2.11.0", "typing-extensions", ">=4.10.0", "4.16.0");
+  const Report r = run(s);
+  const auto missing = with_code(r, "framework.dependency-broken");
+  ASSERT_EQ(missing.size(), 1u) << codes(r);
+  EXPECT_EQ(missing[0]->title, "jax 0.11.2 needs jaxlib<=0.11.2,>=0.11.2, which is not installed in this environment");
+  EXPECT_EQ(missing[0]->fix.front(), "/opt/torch/.venv/bin/python3 -m pip install \"jaxlib<=0.11.2,>=0.11.2\"");
+  const auto deeper = with_code(r, "python.dependency-broken");
+  ASSERT_EQ(deeper.size(), 1u) << codes(r);
+  EXPECT_TRUE(deeper[0]->frameworks.empty());
+  EXPECT_EQ(deeper[0]->fix.front(), "/opt/torch/.venv/bin/python3 -m pip install \"mpmath<1.4,>=1.1.0\"");
+  for (const auto& v : r.frameworks)
+    if (v.name == "pytorch") EXPECT_TRUE(v.ready) << "a warning deeper in the closure blocks nothing";
+}
+
+TEST(DoctorDependencies, KnownBreaksTheRequirementsDoNotPrevent) {
+  {
+    Snapshot s = h200();  // torch < 2.3 declares no numpy at all
+    package(s, "torch").version = "2.1.0+cu121";
+    package(s, "numpy").version = "2.0.1";
+    const Report r = run(s);
+    const auto f = with_code(r, "framework.binary-break");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0]->fix.front(), "/opt/torch/.venv/bin/python3 -m pip install \"numpy<2\"");
+    EXPECT_EQ(f[0]->frameworks, std::vector<std::string>{"pytorch"});
+  }
+  {
+    Snapshot s = h200();  // 2.3.1 broke with NumPy 2 only on Windows
+    package(s, "torch").version = "2.3.1+cu121";
+    package(s, "numpy").version = "2.0.1";
+    const Report r = run(s);
+    EXPECT_TRUE(with_code(r, "framework.binary-break").empty()) << codes(r);
+  }
+  {
+    Snapshot s = h200();  // TF 2.9.0 declared protobuf >= 3.9.2 only; protobuf 4.21 breaks its import
+    add_package(s, "tensorflow", "2.9.0");
+    add_requirement(s, "tensorflow", "2.9.0", "protobuf", ">=3.9.2", "4.21.12");
+    const Report r = run(s);
+    const auto f = with_code(r, "framework.binary-break");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0]->evidence[1].find("Descriptors cannot not be created directly"), std::string::npos);
+  }
+  {
+    Snapshot s = h200();  // declared against it: the dependency finding says it, once
+    add_package(s, "tensorflow", "2.6.4");
+    add_requirement(s, "tensorflow", "2.6.4", "protobuf", ">=3.9.2,<3.20", "4.21.12");
+    const Report r = run(s);
+    EXPECT_TRUE(with_code(r, "framework.binary-break").empty()) << codes(r);
+    EXPECT_EQ(with_code(r, "framework.dependency-broken").size(), 1u) << codes(r);
+  }
 }

@@ -5,6 +5,8 @@
 // agree with each other, with gpus.csv's names and with the per-architecture rates). Plus the
 // CSV parser itself.
 #include "knowledge/knowledge.h"
+#include "knowledge/compat.h"
+#include "parse/pep440.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -491,4 +493,18 @@ TEST(Knowledge, BadPeakCellsAreAnErrorWithTheLine) {
   EXPECT_NE(err.find("arch_throughput.csv line 2: tf32 \"lots\" is not a rate"), std::string::npos) << err;
   EXPECT_TRUE(with_row("arch_throughput", "9.0,256,none,,4096,notes,a source")) << err;
   fs::remove_all(dir);
+}
+
+TEST(KnowledgeConsistency, EveryKnownPythonBreakIsSourcedAndSaysWhatHappensAndWhatToPin) {
+  const auto& k = knowledge::Compat::embedded();
+  ASSERT_GE(k.python_breaks.size(), 8u);
+  for (const auto& b : k.python_breaks) {
+    const std::string what = b.packages.front() + b.package_versions + " / " + b.dependency + b.dependency_versions;
+    EXPECT_NE(b.source.find("https://"), std::string::npos) << what;
+    EXPECT_FALSE(b.symptom.empty()) << what;
+    EXPECT_NE(b.fix.find("pip install"), std::string::npos) << what;
+    EXPECT_TRUE(b.os.empty() || b.os == "windows" || b.os == "linux") << what;
+    // The range is not empty: some version of each side is in it.
+    EXPECT_FALSE(parse::VersionSpecifier::parse(b.package_versions)->clauses.empty()) << what;
+  }
 }

@@ -14,6 +14,7 @@
 #endif
 
 #include "probe/probe.h"
+#include "parse/pep440.h"
 #include "probe/python_internal.h"
 #include "support/test_os.h"
 
@@ -439,3 +440,82 @@ TEST(PythonProbeReal, MissingPythonArgumentIsAClearMessage) {
   EXPECT_FALSE(envs[0].prefix.has());
 }
 #endif  // _WIN32
+
+// ---- Requires-Dist: what the packages need, transitively, and what is installed ----
+
+namespace {
+std::vector<PythonEnv> probe_h200_closure() {
+  // The H200 test machine's venv with every dist-info's real METADATA headers (copied from the
+  // machine); there `python -m pip check` said "No broken requirements found."
+  FixtureOs f("python/h200_closure",
+              {{"PATH", "/opt/torch/.venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", "/opt/torch/.venv"}, {"HOME", "/root"}},
+              [](const std::vector<std::string>& argv, const ProcOptions&) {
+                if (argv[0].rfind("/usr/bin/python3", 0) == 0) return debian_python_312();
+                return ProcResult{};
+              });
+  std::vector<PythonEnv> envs;
+  collect_python(f.os(), ProbeOptions{}, envs);
+  return envs;
+}
+const PythonRequirement* req(const PythonEnv& e, const std::string& by, const std::string& name) {
+  for (const auto& r : e.requirements)
+    if (r.by == by && r.name == name) return &r;
+  return nullptr;
+}
+}  // namespace
+
+TEST(PythonRequirements, TheH200VenvsClosureIsReadAndAgreesWithPipCheck) {
+  const auto envs = probe_h200_closure();
+  const PythonEnv* venv = env_of(envs, "/opt/torch/.venv/bin/python3");
+  ASSERT_NE(venv, nullptr) << names(envs);
+  // torch's own pins, with the platform marker true on Linux, and what is installed.
+  const auto* cudnn = req(*venv, "torch", "nvidia-cudnn-cu13");
+  ASSERT_NE(cudnn, nullptr);
+  EXPECT_EQ(cudnn->specifier, "==9.19.0.56");
+  EXPECT_EQ(cudnn->installed, "9.19.0.56");
+  const auto* te = req(*venv, "torch", "typing-extensions");
+  ASSERT_NE(te, nullptr);
+  EXPECT_EQ(te->specifier, ">=4.10.0");
+  EXPECT_FALSE(te->installed.empty());
+  // Transitively: sympy (torch's) needs mpmath; cuda-toolkit[cublas,...] (torch's) brings its extras' wheels.
+  EXPECT_NE(req(*venv, "sympy", "mpmath"), nullptr);
+  const auto* cublas = req(*venv, "cuda-toolkit", "nvidia-cublas");
+  ASSERT_NE(cublas, nullptr);
+  EXPECT_FALSE(cublas->extra.empty());
+  // jax[cuda13] is in use (its plugin is installed): its pins count; jax[tpu] is not (no libtpu).
+  const auto* plugin = req(*venv, "jax", "jax-cuda13-plugin");
+  ASSERT_NE(plugin, nullptr);
+  EXPECT_EQ(plugin->extra, "cuda13");
+  EXPECT_EQ(req(*venv, "jax", "libtpu"), nullptr);
+  // Extras nobody asked for and only a package of another extra would need stay out (jax[ci] pins jaxlib 0.11.1).
+  for (const auto& r : venv->requirements) EXPECT_NE(r.extra, "ci") << r.by << " " << r.name;
+  // pip check found nothing broken there; neither does this closure.
+  for (const auto& r : venv->requirements) {
+    const auto spec = parse::VersionSpecifier::parse(r.specifier);
+    ASSERT_TRUE(spec) << r.by << " -> " << r.name << r.specifier;
+    EXPECT_TRUE(!r.installed.empty() && spec->contains(r.installed))
+        << r.by << " " << r.by_version << " needs " << r.name << r.specifier << " [" << r.extra << "], installed '"
+        << r.installed << "'";
+  }
+  EXPECT_GT(venv->requirements.size(), 40u);
+}
+
+TEST(PythonRequirements, TensorFlow24WithNumpy124IsAnUnmetRequirement) {
+  FixtureOs f("python/tf24_numpy124", {{"PATH", "/home/u/tf24/bin:/usr/bin"}, {"HOME", "/home/u"}},
+              [](const std::vector<std::string>&, const ProcOptions&) { return ProcResult{}; });
+  std::vector<PythonEnv> envs;
+  collect_python(f.os(), ProbeOptions{}, envs);
+  const PythonEnv* venv = env_of(envs, "/home/u/tf24/bin/python3");
+  ASSERT_NE(venv, nullptr) << names(envs);
+  const auto* np = req(*venv, "tensorflow", "numpy");
+  ASSERT_NE(np, nullptr);
+  EXPECT_EQ(np->specifier, "~=1.19.2");  // read from the "numpy (~=1.19.2)" spelling
+  EXPECT_EQ(np->installed, "1.24.4");
+  EXPECT_FALSE(parse::VersionSpecifier::parse(np->specifier)->contains(np->installed));
+  const auto* te = req(*venv, "tensorflow", "typing-extensions");
+  ASSERT_NE(te, nullptr);
+  EXPECT_EQ(te->installed, "4.12.2");
+  const auto* pb = req(*venv, "tensorflow", "protobuf");
+  ASSERT_NE(pb, nullptr);
+  EXPECT_EQ(pb->installed, "3.20.3");
+}
