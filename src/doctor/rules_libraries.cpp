@@ -218,17 +218,25 @@ std::vector<Finding> rule_cudnn_older_than_built(const Context& c) {
   std::vector<Finding> out;
   for (const auto& f : c.frameworks) {
     std::optional<Version> built;
+    std::string cuda_major;  // JAX: the CUDA major of its plugin; only that major's cuDNN wheel counts
     if (f.framework == "tensorflow") {
       if (auto it = f.package->details.find("cudnn_version"); it != f.package->details.end())
         built = Version::parse(it->second);
     } else if (f.framework == "jax") {
-      if (auto v = Version::parse(f.package->version))
+      for (const auto& p : f.env->packages)
+        if (p.name.rfind("jax-cuda", 0) == 0 && p.name.find("plugin") != std::string::npos)
+          if (auto it = p.details.find("cuda_major"); it != p.details.end()) cuda_major = it->second;
+      if (auto v = Version::parse(f.package->version); v && !cuda_major.empty())
         for (const auto& r : c.k.jax)
-          if (r.version == *v && r.cudnn_min) built = r.cudnn_min;
+          if (r.version == *v && r.cudnn_min && std::to_string(r.cuda_major) == cuda_major) built = r.cudnn_min;
     }
     if (!built || built->parts.size() < 2) continue;  // a major alone says nothing about minors
     for (const auto& p : f.env->packages) {
       if (p.name.rfind("nvidia-cudnn", 0) != 0) continue;
+      if (!cuda_major.empty()) {
+        const auto it = p.details.find("cuda_major");
+        if (it == p.details.end() || it->second != cuda_major) continue;
+      }
       const auto have = Version::parse(p.version);
       if (!have || have->major() != built->major() || have->major_minor() >= built->major_minor()) continue;
       Finding x;

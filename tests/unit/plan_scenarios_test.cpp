@@ -804,7 +804,7 @@ TEST(PlanJax, NativeWindowsNeedsWsl2) {
   EXPECT_TRUE(change_mentions(p, "WSL2")) << dump(p);
 }
 
-// Linux driver 535.54.03, Python 3.11, RTX 3090: cuda13 plugins need 580 -> out. 0.11.0 needs
+// Linux driver 535.54.03, Python 3.11, RTX 3090: cuda13 plugins need 580 -> out. 0.11.2 needs
 // Python 3.12. Newest cuda12 plugin with 3.11: 0.10.2 (3.11-3.14; cuda_min 12.1, cudnn_min 9.8,
 // docs floor 525).
 TEST(PlanJax, LinuxDriver535PicksCuda12PluginForPython) {
@@ -814,7 +814,7 @@ TEST(PlanJax, LinuxDriver535PicksCuda12PluginForPython) {
   EXPECT_EQ(p.recommended->framework, "jax");
   EXPECT_EQ(p.recommended->package, "jax");
   EXPECT_EQ(p.recommended->variant, "cuda12");
-  const Exclusion* py = exclusion_for(p, "0.11.0", "cuda12");
+  const Exclusion* py = exclusion_for(p, "0.11.2", "cuda12");
   ASSERT_NE(py, nullptr) << dump(p);
   EXPECT_TRUE(has_any(py->why, {"Python", "3.11"})) << py->why;
   const Exclusion* drv = exclusion_for(p, "0.10.2", "cuda13");
@@ -823,38 +823,38 @@ TEST(PlanJax, LinuxDriver535PicksCuda12PluginForPython) {
   EXPECT_TRUE(any_command_has(p, "cuda12"));
 }
 
-// Titan V (7.0), driver 580.82.07: cuda13 min_sm 7.5 -> out (architecture); 0.11.0 cuda12
+// Titan V (7.0), driver 580.82.07: cuda13 min_sm 7.5 -> out (architecture); 0.11.2 cuda12
 // (min_sm 5.2; sm_70 in CUDA 12.9) -> recommended.
 TEST(PlanJax, VoltaGetsCuda12NotCuda13) {
   const Plan& p = plan_for("jax_titanv_driver_580");
-  expect_stack(p, "0.11.0", "12.1", "9.8", "3.12", "525");
+  expect_stack(p, "0.11.2", "12.1", "9.8", "3.12", "525");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cuda12");
-  const Exclusion* e = exclusion_for(p, "0.11.0", "cuda13");
+  const Exclusion* e = exclusion_for(p, "0.11.2", "cuda13");
   ASSERT_NE(e, nullptr) << dump(p);
   EXPECT_TRUE(names_architecture(e->why) || has_any(e->why, {"7.0", "7.5"})) << e->why;
 }
 
-// GTX 1080 Ti (6.1): same as Volta -> 0.11.0 cuda12.
+// GTX 1080 Ti (6.1): same as Volta -> 0.11.2 cuda12.
 TEST(PlanJax, PascalGetsCuda12NotCuda13) {
   const Plan& p = plan_for("jax_gtx1080ti_driver_580");
-  expect_stack(p, "0.11.0", "12.1", "9.8", "3.12", "525");
+  expect_stack(p, "0.11.2", "12.1", "9.8", "3.12", "525");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cuda12");
 }
 
 // RTX 5090 (12.0), Python 3.13. pip installs the newest CUDA wheels of a plugin's major, so the
 // driver is judged against those: with 580.82.07, jax[cuda12] gets CUDA 12.9 (575.51.03: full)
-// and jax[cuda13] CUDA 13.3 (610.43.02: minor-version compatibility only) -> 0.11.0 cuda12, with
+// and jax[cuda13] CUDA 13.3 (610.43.02: minor-version compatibility only) -> 0.11.2 cuda12, with
 // cuda13 the alternative. With 610.43.02 both are full -> cuda13 (the newer CUDA).
 TEST(PlanJax, BlackwellGetsCuda13WhereTheDriverRunsItFully) {
   const Plan& p = plan_for("jax_rtx5090_driver_580");
   ASSERT_TRUE(p.recommended) << dump(p);
   EXPECT_EQ(p.recommended->variant, "cuda12") << dump(p);
   EXPECT_EQ(p.recommended->support, "full") << dump(p);
-  EXPECT_NE(alternative(p, "0.11.0", "cuda13"), nullptr) << dump(p);
+  EXPECT_NE(alternative(p, "0.11.2", "cuda13"), nullptr) << dump(p);
   const Plan& q = plan_for("jax_rtx5090_driver_610");
-  expect_stack(q, "0.11.0", "13.0", "9.12", "3.13", "580");  // cuDNN: the pip pin (>= 9.12.0.46), the first with a CUDA 13 build
+  expect_stack(q, "0.11.2", "13.0", "9.12", "3.13", "580");  // cuDNN: the pip pin (>= 9.12.0.46), the first with a CUDA 13 build
   if (!q.recommended) return;
   EXPECT_EQ(q.recommended->variant, "cuda13");
   EXPECT_EQ(q.recommended->support, "full");
@@ -893,25 +893,25 @@ TEST(PlanJax, OldDriverFallsBackToCuda11Plugin) {
 }
 
 // WSL2 (Linux wheels), Windows driver 560.94, Python 3.12, RTX 4090: cuda13 needs the 580
-// branch -> out; 0.11.0 cuda12 (560.94 >= 525 and >= 527.41) -> recommended, os wsl2.
+// branch -> out; 0.11.2 cuda12 (560.94 >= 525 and >= 527.41) -> recommended, os wsl2.
 TEST(PlanJax, Wsl2UsesLinuxPlugins) {
   const Plan& p = plan_for("jax_wsl2_driver_560");
   ASSERT_TRUE(p.ok) << dump(p);
   ASSERT_TRUE(p.recommended.has_value());
-  EXPECT_EQ(p.recommended->framework_version, "0.11.0");
+  EXPECT_EQ(p.recommended->framework_version, "0.11.2");
   EXPECT_EQ(p.recommended->variant, "cuda12");
   EXPECT_EQ(p.recommended->cuda, "12.1");
   EXPECT_EQ(p.recommended->os, "wsl2");
-  const Exclusion* e = exclusion_for(p, "0.11.0", "cuda13");
+  const Exclusion* e = exclusion_for(p, "0.11.2", "cuda13");
   ASSERT_NE(e, nullptr) << dump(p);
   EXPECT_TRUE(has(e->why, "driver")) << e->why;
 }
 
-// Nothing known but Python 3.12: newest 0.11.0, newest CUDA: cuda13. Nothing excluded for
+// Nothing known but Python 3.12: newest 0.11.2, newest CUDA: cuda13. Nothing excluded for
 // driver or architecture.
 TEST(PlanJax, UnknownDriverAndGpuConstrainNothing) {
   const Plan& p = plan_for("jax_linux_unknown_driver_cc");
-  expect_stack(p, "0.11.0", "13.0", "9.12", "3.12", nullptr);
+  expect_stack(p, "0.11.2", "13.0", "9.12", "3.12", nullptr);
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->variant, "cuda13");
   EXPECT_EQ(p.recommended->support, "driver unknown");
