@@ -26,6 +26,14 @@ constexpr size_t kMetadataBytes = 512 * 1024;  // the header block; a few packag
 constexpr size_t kMaxDistributions = 600;
 constexpr size_t kMaxRequirements = 5000;
 
+// A package that only a GPU setup brings: CUDA/ROCm wheels and plugins, not NumPy or SciPy (a
+// networkx[default] or pandas[all] with NumPy installed does not mean its extra was asked for).
+bool is_gpu_package(const std::string& n) {
+  for (const char* p : {"nvidia-", "jax-cuda", "jax-rocm", "cupy-", "tensorrt", "cuda-", "triton", "onnxruntime-gpu"})
+    if (n.rfind(p, 0) == 0) return true;
+  return false;
+}
+
 struct Installed {
   std::string folder;    // the .dist-info / .egg-info path
   std::string version;   // from the folder name until METADATA is read
@@ -129,7 +137,7 @@ std::vector<PythonRequirement> requirement_closure(const Os& os, const std::vect
       for (const auto& [x, names] : only)
         if (!names.empty() &&
             std::all_of(names.begin(), names.end(), [&](const std::string& n) { return installed.count(n) > 0; }) &&
-            std::any_of(names.begin(), names.end(), [](const std::string& n) { return is_relevant_package(n); }))
+            std::any_of(names.begin(), names.end(), [](const std::string& n) { return is_gpu_package(n); }))
           use.insert(x);
     }
 
