@@ -185,6 +185,30 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
   const int g = knowledge::sm_of(*cc);
   std::vector<Finding> out;
   for (const auto& f : c.frameworks) {
+    if (f.framework == "tensorflow") {
+      // The Linux wheels' own list (tensorflow.csv sm_list): TF 2.17 dropped Maxwell, 2.15 Kepler.
+      const auto fv = Version::parse(f.package->version);
+      if (!fv || c.os == "windows") continue;
+      for (const auto& r : c.k.tensorflow) {
+        if (r.os != "linux" || r.device != "gpu" || r.sm.empty() || r.version.major_minor() != fv->major_minor()) continue;
+        if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
+        std::string list;
+        for (int s : r.sm) list += (list.empty() ? "sm_" : " sm_") + std::to_string(s);
+        Finding x;
+        x.title = fmt::format("TensorFlow {} has no kernels for this GPU (sm_{}): it ignores the GPU (\"Ignoring visible gpu "
+                              "device\") or fails with \"no kernel image is available\"",
+                              f.package->version, g);
+        x.evidence = {fmt::format("TensorFlow {}'s Linux wheels ship {}{}", r.version.major_minor().str(), list,
+                                  r.ptx ? " + PTX" : ""),
+                      fmt::format("GPU compute capability {}", cc->major_minor().str())};
+        x.fix = reinstall_lines(c, "tensorflow", *f.env);
+        x.frameworks = {"tensorflow"};
+        x.python = f.env->interpreter;
+        out.push_back(std::move(x));
+        break;
+      }
+      continue;
+    }
     if (f.framework != "pytorch") continue;
     const auto fv = Version::parse(f.package->version);
     const auto variant = f.package->details.find("variant");

@@ -272,6 +272,8 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
       row.cudnn = t.optional_version(r, "cudnn");
       row.numpy = t.text(r, "numpy_constraint");
       row.and_cuda = t.text(r, "and_cuda") == "yes";
+      row.sm = t.sm_list(r, "sm_list");
+      row.ptx = t.text(r, "ptx") == "yes";
       row.line = t.ok() ? t.line(r) : 0;
       c.tensorflow.push_back(std::move(row));
     }

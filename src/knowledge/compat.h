@@ -102,6 +102,8 @@ struct TensorflowRow {
   std::optional<Version> cuda, cudnn;
   std::string numpy;         // pip constraint as the wheel states it: "~=1.19.2"
   bool and_cuda = false;     // `pip install tensorflow[and-cuda]` brings CUDA and cuDNN
+  std::set<int> sm;          // architectures the wheels have kernels for; empty = not in the tables
+  bool ptx = false;          // PTX for the newest listed architecture (JIT for newer GPUs)
   int line = 0;
 };
 

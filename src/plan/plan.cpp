@@ -260,7 +260,20 @@ std::vector<Candidate> tensorflow_candidates(const Checker& ck, const PlanInputs
       continue;
     }
     ck.python(c, row->python_min, row->python_max);
-    if (ck.cc_known() && row->cuda) {
+    if (ck.cc_known() && !row->sm.empty()) {
+      // The wheels' own architecture list (their build configuration), not only what CUDA could build.
+      const int g = knowledge::sm_of(ck.cc());
+      const auto r = knowledge::kernels_for(row->sm, row->ptx, g);
+      if (r == knowledge::KernelMatch::none)
+        c.failures.push_back({Kind::arch,
+                              fmt::format("TensorFlow {}'s wheels have no kernels for {} (they ship {}{})",
+                                          c.version.major_minor().str(), ck.gpu_words(), sm_words(row->sm),
+                                          row->ptx ? " and PTX" : ""),
+                              ""});
+      else if (r == knowledge::KernelMatch::ptx)
+        c.stack.notes.push_back(fmt::format(
+            "{} runs through the wheel's PTX (JIT compiled at first start, which can take many minutes)", ck.gpu_words()));
+    } else if (ck.cc_known() && row->cuda) {
       if (const auto* arch = k.arch_row(*row->cuda)) {
         const int g = knowledge::sm_of(ck.cc());
         if (g < arch->min_sm)

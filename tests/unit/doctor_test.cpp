@@ -1206,3 +1206,24 @@ TEST(DoctorDependencies, KnownBreaksTheRequirementsDoNotPrevent) {
     EXPECT_EQ(with_code(r, "framework.dependency-broken").size(), 1u) << codes(r);
   }
 }
+
+TEST(DoctorFrameworks, TensorFlowWithoutKernelsForAMaxwellGpu) {
+  Snapshot s = h200();
+  s.nvidia.gpus[0].compute_capability = std::string("5.2");  // a GTX 970 in the H200's place
+  add_package(s, "tensorflow", "2.17.0");
+  package(s, "numpy").version = "1.26.4";
+  const Report r = run(s);
+  auto tf_findings = [](const Report& rep) {
+    std::vector<const Finding*> out;
+    for (const auto* x : with_code(rep, "framework.no-kernels"))  // torch 2.11+cu130 (sm_75+) has none either
+      if (x->frameworks == std::vector<std::string>{"tensorflow"}) out.push_back(x);
+    return out;
+  };
+  const auto f = tf_findings(r);
+  ASSERT_EQ(f.size(), 1u) << codes(r);
+  EXPECT_NE(f[0]->evidence[0].find("sm_60 sm_70 sm_80 sm_89 sm_90 + PTX"), std::string::npos) << f[0]->evidence[0];
+  Snapshot ok = s;
+  package(ok, "tensorflow").version = "2.16.1";  // sm_50 SASS runs on 5.2
+  const Report r2 = run(ok);
+  EXPECT_TRUE(tf_findings(r2).empty()) << codes(r2);
+}

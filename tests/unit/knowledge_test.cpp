@@ -508,3 +508,17 @@ TEST(KnowledgeConsistency, EveryKnownPythonBreakIsSourcedAndSaysWhatHappensAndWh
     EXPECT_FALSE(parse::VersionSpecifier::parse(b.package_versions)->clauses.empty()) << what;
   }
 }
+
+TEST(KnowledgeConsistency, EveryTensorflowArchitectureListIsWithinWhatItsCudaBuilds) {
+  // (PyTorch's lists: Knowledge.PytorchShipsKernelsOnlyForArchitecturesItsCudaBuilds.)
+  const auto& k = knowledge::Compat::embedded();
+  size_t tf_lists = 0;
+  for (const auto& r : k.tensorflow) {
+    if (r.sm.empty() || !r.cuda) continue;
+    ++tf_lists;
+    const auto* arch = k.arch_row(*r.cuda);
+    ASSERT_NE(arch, nullptr) << "tensorflow " << r.version.str() << ": CUDA " << r.cuda->str();
+    for (int s : r.sm) EXPECT_TRUE(arch->sm.count(s)) << "tensorflow " << r.version.str() << " sm_" << s << " CUDA " << r.cuda->str();
+  }
+  EXPECT_GE(tf_lists, 20u);  // every Linux GPU release line 2.1-2.21
+}

@@ -675,11 +675,32 @@ TEST(PlanCli, DataFolderReplacesTheCompiledInTables) {
     fs::copy_file(fs::path(GPUREADY_SOURCE_DIR) / "data" / (std::string(name) + ".csv"), dir / (std::string(name) + ".csv"));
   {
     std::ofstream f(dir / "tensorflow.csv", std::ios::app);
-    f << "2.99.0,linux,gpu,tensorflow,3.10,3.13,12.5,9.3,,yes,a future release,a test source\n";
+    f << "2.99.0,linux,gpu,tensorflow,3.10,3.13,12.5,9.3,,yes,,,a future release,a test source\n";
   }
   const ProcResult r = run_gpuready({"plan", "--json", "--no-probe", "--data", dir.string(), "--os", "linux", "--cc",
                                      "8.6", "--driver", "560.35.03", "--python", "3.12", "--framework", "tensorflow"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out).at("recommended").at("framework_version"), "2.99.0");
   fs::remove_all(dir);
+}
+
+// ---- The wheels' own architecture lists (issue 19, item 2) ----
+
+TEST(PlanTensorflow, TheWheelsOwnArchitectureListDecides) {
+  // GTX 970 (5.2): TensorFlow 2.17 dropped Maxwell (its wheels: sm_60 sm_70 sm_80 sm_89 + compute_90) although
+  // CUDA 12.3 still builds sm_50; 2.16 (sm_50 ... compute_90) is the newest with kernels for it.
+  const plan::Plan p = plan::make_plan(k(), machine("linux", "5.2", "580.95.05", "3.11", "tensorflow"));
+  ASSERT_TRUE(p.recommended) << p.notes.size();
+  EXPECT_EQ(p.recommended->framework_version.rfind("2.16", 0), 0u) << p.recommended->framework_version;
+  bool said = false;
+  for (const auto& e : p.excluded)
+    if (e.what.find("2.17") != std::string::npos || e.what.find("2.21") != std::string::npos)
+      said = said || e.why.find("no kernels") != std::string::npos;
+  EXPECT_TRUE(said);
+  // RTX 5090 (12.0): no Blackwell SASS in any TensorFlow wheel; 2.21 runs it through compute_90 PTX, and says so.
+  const plan::Plan b = plan::make_plan(k(), machine("linux", "12.0", "580.95.05", "3.12", "tensorflow"));
+  ASSERT_TRUE(b.recommended);
+  bool ptx = false;
+  for (const auto& n : b.recommended->notes) ptx = ptx || n.find("PTX") != std::string::npos;
+  EXPECT_TRUE(ptx);
 }
