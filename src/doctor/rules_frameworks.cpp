@@ -4,11 +4,20 @@
 // TensorFlow. The exact reinstall command comes from the plan for this machine.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "doctor/rules.h"
 #include "plan/plan.h"
 
 namespace gpuready::doctor {
 namespace {
+
+// "sm_60 sm_70 sm_80": a wheel's architecture list as its evidence says it.
+std::string sm_list_text(const std::set<int>& sm) {
+  std::string list;
+  for (int s : sm) list += (list.empty() ? "sm_" : " sm_") + std::to_string(s);
+  return list;
+}
 
 std::optional<Version> gpu_cc(const Snapshot& s) {
   for (const auto& g : s.nvidia.gpus)
@@ -192,8 +201,7 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
       for (const auto& r : c.k.tensorflow) {
         if (r.os != "linux" || r.device != "gpu" || r.sm.empty() || r.version.major_minor() != fv->major_minor()) continue;
         if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
-        std::string list;
-        for (int s : r.sm) list += (list.empty() ? "sm_" : " sm_") + std::to_string(s);
+        const std::string list = sm_list_text(r.sm);
         Finding x;
         x.title = fmt::format("TensorFlow {} has no kernels for this GPU (sm_{}): it ignores the GPU (\"Ignoring visible gpu "
                               "device\") or fails with \"no kernel image is available\"",
@@ -218,8 +226,7 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
           Version::of({r.version.major(), r.version.minor(), r.version.patch()}) != Version::of({fv->major(), fv->minor(), fv->patch()}))
         continue;
       if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
-      std::string list;
-      for (int s : r.sm) list += (list.empty() ? "sm_" : " sm_") + std::to_string(s);
+      const std::string list = sm_list_text(r.sm);
       Finding x;
       x.title = fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for execution "
                             "on the device\"",

@@ -571,30 +571,25 @@ bool says_failure(const LogLine& L, int level) {
 // but loaded 5.1.2", "Mismatched PJRT plugin PJRT API version (0.54) and framework ... 0.51". The
 // component decides the condition; no catalogue entry is needed for a new wording.
 struct VersionTopic {
-  const char* word;  // as it appears in lower case, at a word start
+  const char* words[2];  // as they appear in lower case, at a word start (the second may be null)
   const char* code;
   const char* root;
   const char* name;
   const char* fix;
 };
 constexpr VersionTopic kVersionTopics[] = {
-    {"cudnn", "mismatch.cudnn", "cudnn-version-mismatch", "cuDNN",
+    {{"cudnn", nullptr}, "mismatch.cudnn", "cudnn-version-mismatch", "cuDNN",
      "Load the cuDNN the program was built with (the same major, at least its minor): pip install -U "
      "nvidia-cudnn-cu<CUDA major>, and take other cuDNN folders off LD_LIBRARY_PATH / PATH"},
-    {"tensorrt", "mismatch.tensorrt", "tensorrt-version-mismatch", "TensorRT",
+    {{"tensorrt", "nvinfer"}, "mismatch.tensorrt", "tensorrt-version-mismatch", "TensorRT",
      "Install the TensorRT version the program was built against (pip install tensorrt==<that version>), or the build "
      "of the program made for the TensorRT you have; rebuild serialized engines after any TensorRT change"},
-    {"nvinfer", "mismatch.tensorrt", "tensorrt-version-mismatch", "TensorRT",
-     "Install the TensorRT version the program was built against (pip install tensorrt==<that version>), or the build "
-     "of the program made for the TensorRT you have"},
-    {"nccl", "mismatch.nccl", "nccl-lib-mismatch", "NCCL",
+    {{"nccl", nullptr}, "mismatch.nccl", "nccl-lib-mismatch", "NCCL",
      "Use the NCCL the framework pins (its nvidia-nccl-cu<major> wheel) and take other libnccl.so.2 copies off "
      "LD_LIBRARY_PATH; every rank must run the same NCCL"},
-    {"jaxlib", "mismatch.jax", "jax-jaxlib-mismatch", "jax / jaxlib / CUDA plugin",
+    {{"jaxlib", "pjrt"}, "mismatch.jax", "jax-jaxlib-mismatch", "jax / jaxlib / CUDA plugin",
      "Install one release of all three: pip install -U \"jax[cuda12]\" (or cuda13), which pins jaxlib and the plugin"},
-    {"pjrt", "mismatch.jax", "jax-jaxlib-mismatch", "jax / jaxlib / CUDA plugin",
-     "Install one release of all three: pip install -U \"jax[cuda12]\" (or cuda13), which pins jaxlib and the plugin"},
-    {"cuda", "mismatch.cuda", "cuda-version-mismatch", "CUDA",
+    {{"cuda", nullptr}, "mismatch.cuda", "cuda-version-mismatch", "CUDA",
      "Use builds made for one CUDA version: the framework's wheel and every extension (torchvision, torchaudio, "
      "torch-scatter/-sparse, DeepSpeed ops, apex, ...) for the same +cuXXX; to build an extension from source use the "
      "nvcc of the CUDA the framework was built with (python -c \"import torch; print(torch.version.cuda)\")"},
@@ -631,16 +626,15 @@ std::optional<Match> version_disagreement(const LogLine& L) {
   if (std::none_of(std::begin(kDisagree), std::end(kDisagree),
                    [&](const char* w) { return L.lower.find(w) != std::string::npos; }))
     return std::nullopt;
-  const VersionTopic* topic = nullptr;
-  for (const auto& t : kVersionTopics) {
-    for (size_t at = L.lower.find(t.word); at != std::string::npos; at = L.lower.find(t.word, at + 1))
-      if (at_word_start(L.lower, at)) {
-        topic = &t;
-        break;
-      }
-    if (topic) break;
-  }
-  if (!topic) return std::nullopt;
+  auto names = [&](const char* word) {
+    for (size_t at = L.lower.find(word); at != std::string::npos; at = L.lower.find(word, at + 1))
+      if (at_word_start(L.lower, at)) return true;
+    return false;
+  };
+  const auto topic = std::find_if(std::begin(kVersionTopics), std::end(kVersionTopics), [&](const VersionTopic& t) {
+    return std::any_of(std::begin(t.words), std::end(t.words), [&](const char* w) { return w && names(w); });
+  });
+  if (topic == std::end(kVersionTopics)) return std::nullopt;
   const auto versions = version_numbers(L.text);
   if (versions.size() < 2) return std::nullopt;
   const auto other = std::find_if(versions.begin() + 1, versions.end(), [&](const std::string& v) { return v != versions[0]; });
