@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# Times `gpuready explain` on a 1 MiB log: realistic TensorFlow/Keras lines with the
-# walkthrough's missing-DLL error as the last line. Prints each run's seconds and the median.
-#   bench/explain_speed.sh [path/to/gpuready] [runs]
+# Times `gpuready explain` on a 1 MiB log. typical: realistic TensorFlow/Keras lines with the
+# walkthrough's missing-DLL error as the last line. dense: the worst case, 1 MiB made of the explain
+# corpus's real texts repeated (every line an error report, many signatures tried per line).
+# Prints each run's milliseconds (whole process) and the median.
+#   bench/explain_speed.sh [path/to/gpuready] [runs] [typical|dense]
 set -euo pipefail
 exe=${1:-build/default/src/gpuready}
 runs=${2:-5}
+kind=${3:-typical}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+if [[ $kind == dense ]]; then
+python3 - "$log" "$(dirname "$0")/../tests/fixtures/explain_corpus" <<'PY'
+import glob, json, sys
+texts = [json.loads(l)["text"] for f in sorted(glob.glob(sys.argv[2] + "/*.jsonl")) for l in open(f) if l.strip()]
+out, size, i = [], 0, 0
+while size < (1 << 20):
+    out.append(texts[i % len(texts)])
+    size += len(out[-1]) + 1
+    i += 1
+open(sys.argv[1], "w").write("\n".join(out)[: 1 << 20])
+PY
+else
 python3 - "$log" <<'PY'
 import random, sys
 random.seed(1)
@@ -25,6 +40,7 @@ lines.append("2021-06-01 W tensorflow/stream_executor/platform/default/dso_loade
              "library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found")
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
+fi
 times=()
 for ((i = 0; i < runs; i++)); do
   s=$(date +%s%N)

@@ -31,8 +31,14 @@ struct Explainer::Impl {
   std::vector<uint32_t> always;  // signatures without a required literal (run on every line)
 
   // Vendor codes.
-  std::unordered_map<std::string, std::vector<const knowledge::ErrorCodeRow*>> code_by_name;  // exact
+  struct NameHash {  // looked up by string_view, no copy per word of a line
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::vector<const knowledge::ErrorCodeRow*>, NameHash, std::equal_to<>>
+      code_by_name;  // exact
   std::unordered_map<std::string, std::vector<std::string>> counterparts;  // runtime <-> driver name of one number
+  bool plain_names = false;  // some code's name is one plain word (then every word is looked up)
   LiteralSet messages;  // id: index into message_rows
   std::vector<const knowledge::ErrorCodeRow*> message_rows;
   // Messages of three words or more, as loose_words() reads them (the loose message match).
@@ -57,6 +63,16 @@ struct Explainer::Impl {
 
 namespace {
 
+// A code's name has an underscore (CUDNN_STATUS_x, HSA_STATUS_x) or is camel case after its
+// first letters (cudaErrorX, hipErrorX, ncclSystemError): the words of a line that could be one.
+bool code_shaped(std::string_view word) {
+  for (size_t q = 1; q < word.size(); ++q)
+    if (word[q] == '_' || (word[q] >= 'A' && word[q] <= 'Z' &&
+                           ((word[q - 1] >= 'a' && word[q - 1] <= 'z') || parse::is_digit(word[q - 1]))))
+      return true;
+  return false;
+}
+
 std::string family_label(const std::string& family) {
   static const std::map<std::string, std::string> labels = {
       {"cuda-runtime", "CUDA runtime"}, {"cuda-driver", "CUDA driver API"}, {"nvrtc", "NVRTC"},
@@ -80,6 +96,16 @@ std::string family_word(const std::string& family) {
 // Words of a line that says something failed (the library fallback's condition).
 constexpr const char* kFailureWords[] = {"not found", "missing", "cannot", "can't", "could not", "couldn't",
                                          "unable", "failed", "no such file", "error"};
+
+const LiteralSet& failure_words() {
+  static const LiteralSet set = [] {
+    LiteralSet s;
+    for (const char* w : kFailureWords) s.add(w, 0);
+    s.build();
+    return s;
+  }();
+  return set;
+}
 
 bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -358,12 +384,15 @@ Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(
     m.sigs.push_back({&row, std::move(re), row.pattern.find("\\s") != std::string::npos});
     const auto lits = required_literals(row.pattern);
     if (lits.empty()) m.always.push_back(id);
-    for (const auto& l : lits) m.sig_literals.add(l, id);
+    // The first 16 bytes of each literal pick the candidate lines as well as the whole literal (the
+    // pattern decides), and keep the automaton (built at every start) a third of the size.
+    for (const auto& l : lits) m.sig_literals.add(std::string_view(l).substr(0, 16), id);
   }
   m.sig_literals.build();
 
   for (const auto& r : k.error_codes) {
     m.code_by_name[r.name].push_back(&r);
+    if (!code_shaped(r.name) && std::all_of(r.name.begin(), r.name.end(), is_word_char)) m.plain_names = true;
     // Messages of 10 characters or more that are not the code's own name (cuDNN's messages are).
     if (r.message.size() >= 10 && r.message != r.name) {
       std::string msg = parse::ascii_lower(r.message);
@@ -463,8 +492,8 @@ Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(
 Explainer::~Explainer() = default;
 
 const Explainer& Explainer::embedded() {
-  static const Explainer e(knowledge::Compat::embedded());
-  return e;
+  static const Explainer* const e = new Explainer(knowledge::Compat::embedded());  // never destroyed, as the tables
+  return *e;
 }
 
 namespace {
@@ -623,9 +652,13 @@ std::optional<Match> version_disagreement(const LogLine& L) {
                                           "not compatible with", "incompatible",  "compiled with different",
                                           "but loaded",       "but found",        "but linked",     "but got",
                                           "is newer than",    "is older than"};
-  if (std::none_of(std::begin(kDisagree), std::end(kDisagree),
-                   [&](const char* w) { return L.lower.find(w) != std::string::npos; }))
-    return std::nullopt;
+  static const LiteralSet disagree = [] {
+    LiteralSet set;
+    for (const char* w : kDisagree) set.add(w, 0);
+    set.build();
+    return set;
+  }();
+  if (!disagree.contains_any(L.lower)) return std::nullopt;
   auto names = [&](const char* word) {
     for (size_t at = L.lower.find(word); at != std::string::npos; at = L.lower.find(word, at + 1))
       if (at_word_start(L.lower, at)) return true;
@@ -702,17 +735,26 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     return whole_lower;
   };
   // A row's context: words separated by '|', any one of which the paste must contain.
-  auto context_found = [&](const std::string& context) {
-    for (const auto& word : knowledge::split_fix(parse::ascii_lower(context), "|"))
-      if (!word.empty() && lower_text().find(word) != std::string::npos) return true;
-    return false;
+  // Each signature's answer is kept: the paste does not change, and a log repeats its lines.
+  std::vector<int8_t> context_seen(m.sigs.size(), -1);
+  auto context_found = [&](uint32_t id) {
+    int8_t& seen = context_seen[id];
+    if (seen < 0) {
+      seen = 0;
+      for (const auto& word : knowledge::split_fix(parse::ascii_lower(m.sigs[id].row->context), "|"))
+        if (!word.empty() && lower_text().find(word) != std::string::npos) seen = 1;
+    }
+    return seen == 1;
   };
 
   // Signature candidates per line (by their literals), and multiline signatures whose literal is
   // up to four lines further on.
   std::vector<std::vector<uint32_t>> cands(lines.size());
+  std::vector<LiteralSet::Hit> hits;  // one buffer for every line's literal scans
+  std::map<std::string, std::optional<LibraryName>, std::less<>> decoded_names;
   for (size_t i = 0; i < lines.size(); ++i) {
-    for (const auto& h : m.sig_literals.find_all(lines[i].lower)) {
+    m.sig_literals.find_all(lines[i].lower, hits);
+    for (const auto& h : hits) {
       cands[i].push_back(h.id);
       if (m.sigs[h.id].multiline)
         for (size_t back = 1; back <= 4 && back <= i; ++back) cands[i - back].push_back(h.id);
@@ -745,7 +787,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
       if (!hit) continue;
       const auto& row = *sig.row;
-      if (!row.context.empty() && !context_found(row.context)) continue;
+      if (!row.context.empty() && !context_found(id)) continue;
       if (seen_sig[id] >= 0) {
         ++found[static_cast<size_t>(seen_sig[id])].m.count;
         repeat = true;
@@ -789,7 +831,11 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       size_t e = p;
       while (e < L.text.size() && is_word_char(L.text[e])) ++e;
       if (e - p >= 6) {
-        const std::string tok = L.text.substr(p, e - p);
+        const std::string_view tok = std::string_view(L.text).substr(p, e - p);
+        if (!m.plain_names && !code_shaped(tok)) {
+          p = e;
+          continue;
+        }
         if (auto it = m.code_by_name.find(tok); it != m.code_by_name.end()) {
           for (const auto* r : it->second) take(r);
         } else {
@@ -817,7 +863,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     }
     if (codes.empty()) {
       std::set<uint32_t> tried;
-      for (const auto& h : m.number_literals.find_all(L.lower)) {
+      m.number_literals.find_all(L.lower, hits);
+      for (const auto& h : hits) {
         if (!tried.insert(h.id).second) continue;
         const auto& rule = m.number_rules[h.id];
         auto hit = rule.re->search(L.text);
@@ -849,7 +896,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
     }
     if (codes.empty()) {
-      for (const auto& h : m.messages.find_all(L.lower)) {
+      m.messages.find_all(L.lower, hits);
+      for (const auto& h : hits) {
         const auto* r = m.message_rows[h.id];
         const size_t b = h.end - h.length;
         if ((b > 0 && is_word_char(L.lower[b - 1])) || (h.end < L.lower.size() && is_word_char(L.lower[h.end]))) continue;
@@ -917,8 +965,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     const bool fallback =
         phrase_hits.empty() &&
         (L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos) &&
-        std::any_of(std::begin(kFailureWords), std::end(kFailureWords),
-                    [&](const char* w) { return L.lower.find(w) != std::string::npos; });
+        failure_words().contains_any(L.lower);
     if (!phrase_hits.empty() || fallback) {
       const auto names = library_names_in(L.text, L.lower);
       if (!names.empty()) {
@@ -935,7 +982,9 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         const bool explicit_phrase = ph.code != "library.missing" ||
                                      L.lower.find("no such file or directory") == std::string::npos ||
                                      L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos;
-        const auto decoded = decode_library_name(m.k, primary->name);
+        auto memo = decoded_names.find(primary->name);  // a log names the same few libraries again and again
+        if (memo == decoded_names.end()) memo = decoded_names.emplace(primary->name, decode_library_name(m.k, primary->name)).first;
+        const std::optional<LibraryName>& decoded = memo->second;
         std::vector<std::string> cuda_mix_roots;  // conditions a version mix of CUDA parts adds
         if (explicit_phrase && (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
           Found f;

@@ -2,7 +2,9 @@
 // over byte classes.
 #include "explain/literal_set.h"
 
+#include <algorithm>
 #include <queue>
+#include <utility>
 #include <stdexcept>
 
 namespace gpuready::explain {
@@ -21,64 +23,113 @@ void LiteralSet::build() {
     for (unsigned char c : l)
       if (!class_of_[c]) class_of_[c] = static_cast<uint8_t>(classes_++);
   const size_t k = classes_;
+  size_t total = 1;
+  for (const auto& l : pending_) total += l.size();
+  // The trie: each node's children as (class, child), in insertion order.
+  std::vector<std::vector<std::pair<uint8_t, int32_t>>> children(1);
+  children.reserve(total);
+  nodes_.reserve(total);
   nodes_.assign(1, Node{});
-  next_.assign(k, -1);
   for (size_t p = 0; p < pending_.size(); ++p) {
     size_t n = 0;
-    for (unsigned char c : pending_[p]) {
-      int32_t& to = next_[n * k + class_of_[c]];
+    for (unsigned char ch : pending_[p]) {
+      const uint8_t c = class_of_[ch];
+      int32_t to = -1;
+      for (const auto& [cc, child] : children[n])
+        if (cc == c) to = child;
       if (to < 0) {
+        to = static_cast<int32_t>(nodes_.size());
         nodes_.push_back(Node{});
-        next_.resize(nodes_.size() * k, -1);
-        next_[n * k + class_of_[c]] = static_cast<int32_t>(nodes_.size() - 1);  // `to` may dangle after resize
+        children.emplace_back();
+        children[n].emplace_back(c, to);
       }
-      n = static_cast<size_t>(next_[n * k + class_of_[c]]);
+      n = static_cast<size_t>(to);
     }
     outputs_.push_back({pending_ids_[p], static_cast<uint32_t>(pending_[p].size()), nodes_[n].out});
     nodes_[n].out = static_cast<int32_t>(outputs_.size() - 1);
   }
   pending_.clear();
   pending_ids_.clear();
+  if (nodes_.size() >= (size_t{1} << 30)) throw std::length_error("LiteralSet: too many literal bytes");
+  // Breadth first, each node's row is its fail node's row (already complete) with its own
+  // children written over it: the full transition table, one copy per node. A move is stored
+  // flagged, (node << 1) | 1 when a literal ends at that node or on its fail chain; a node's fail
+  // node is shallower, so its links are known when the node is reached.
+  auto flagged = [&](int32_t to) {
+    const Node& n = nodes_[static_cast<size_t>(to)];
+    return (to << 1) | ((n.out >= 0 || n.dict_link > 0) ? 1 : 0);
+  };
+  auto link = [&](int32_t v, int32_t fail) {
+    Node& n = nodes_[static_cast<size_t>(v)];
+    n.fail = fail;
+    const Node& f = nodes_[static_cast<size_t>(fail)];
+    n.dict_link = f.out >= 0 ? fail : f.dict_link;
+  };
+  next_.assign(nodes_.size() * k, 0);
   std::queue<size_t> q;
-  for (size_t c = 0; c < k; ++c) {
-    int32_t& to = next_[c];
-    if (to < 0) {
-      to = 0;
-    } else {
-      nodes_[static_cast<size_t>(to)].fail = 0;
-      q.push(static_cast<size_t>(to));
-    }
+  for (const auto& [c, v] : children[0]) {
+    link(v, 0);
+    next_[c] = flagged(v);
+    q.push(static_cast<size_t>(v));
   }
   while (!q.empty()) {
     const size_t u = q.front();
     q.pop();
-    const auto f = static_cast<size_t>(nodes_[u].fail);
-    nodes_[u].dict_link = nodes_[f].out >= 0 ? static_cast<int32_t>(f) : nodes_[f].dict_link;
-    for (size_t c = 0; c < k; ++c) {
-      const int32_t v = next_[u * k + c];
-      if (v < 0) {
-        next_[u * k + c] = next_[f * k + c];
-      } else {
-        nodes_[static_cast<size_t>(v)].fail = next_[f * k + c];
-        q.push(static_cast<size_t>(v));
-      }
+    int32_t* row = &next_[u * k];
+    std::copy_n(&next_[static_cast<size_t>(nodes_[u].fail) * k], k, row);
+    for (const auto& [c, v] : children[u]) {
+      link(v, row[c] >> 1);  // the fail node's move on c
+      row[c] = flagged(v);
+      q.push(static_cast<size_t>(v));
     }
+  }
+  if (nodes_.size() * 2 <= 0xffff) {
+    next16_.assign(next_.begin(), next_.end());
+    next_ = {};
   }
 }
 
 std::vector<LiteralSet::Hit> LiteralSet::find_all(std::string_view lower_text) const {
   std::vector<Hit> hits;
-  if (!built_ || outputs_.empty()) return hits;
+  find_all(lower_text, hits);
+  return hits;
+}
+
+void LiteralSet::find_all(std::string_view lower_text, std::vector<Hit>& hits) const {
+  hits.clear();
+  if (!built_ || outputs_.empty()) return;
+  if (!next16_.empty())
+    scan(next16_.data(), lower_text, hits);
+  else
+    scan(next_.data(), lower_text, hits);
+}
+
+bool LiteralSet::contains_any(std::string_view lower_text) const {
+  if (!built_ || outputs_.empty()) return false;
+  const size_t k = classes_;
+  size_t n = 0;
+  for (const char c : lower_text) {
+    const auto to = next16_.empty() ? static_cast<uint32_t>(next_[n * k + class_of_[static_cast<unsigned char>(c)]])
+                                    : static_cast<uint32_t>(next16_[n * k + class_of_[static_cast<unsigned char>(c)]]);
+    if (to & 1) return true;
+    n = to >> 1;
+  }
+  return false;
+}
+
+template <typename T>
+void LiteralSet::scan(const T* next, std::string_view lower_text, std::vector<Hit>& hits) const {
   const size_t k = classes_;
   size_t n = 0;
   for (size_t i = 0; i < lower_text.size(); ++i) {
-    n = static_cast<size_t>(next_[n * k + class_of_[static_cast<unsigned char>(lower_text[i])]]);
+    const auto to = static_cast<uint32_t>(next[n * k + class_of_[static_cast<unsigned char>(lower_text[i])]]);
+    n = to >> 1;
+    if (!(to & 1)) continue;  // nothing ends here
     for (int32_t m = nodes_[n].out >= 0 ? static_cast<int32_t>(n) : nodes_[n].dict_link; m > 0;
          m = nodes_[static_cast<size_t>(m)].dict_link)
       for (int32_t o = nodes_[static_cast<size_t>(m)].out; o >= 0; o = outputs_[static_cast<size_t>(o)].next)
         hits.push_back({outputs_[static_cast<size_t>(o)].id, i + 1, outputs_[static_cast<size_t>(o)].length});
   }
-  return hits;
 }
 
 }  // namespace gpuready::explain

@@ -25,6 +25,10 @@ class LiteralSet {
   };
   // Every occurrence of every literal in `lower_text` (already lower-cased).
   [[nodiscard]] std::vector<Hit> find_all(std::string_view lower_text) const;
+  // The same into `hits` (cleared first): a caller scanning many lines keeps one buffer.
+  void find_all(std::string_view lower_text, std::vector<Hit>& hits) const;
+  // Whether `lower_text` holds any of the literals (stops at the first).
+  [[nodiscard]] bool contains_any(std::string_view lower_text) const;
   [[nodiscard]] bool empty() const { return outputs_.empty(); }
 
  private:
@@ -45,7 +49,13 @@ class LiteralSet {
   uint8_t class_of_[256] = {};
   size_t classes_ = 1;
   std::vector<Node> nodes_;
-  std::vector<int32_t> next_;  // node * classes_ + class -> node (-1 while building the trie)
+  // node * classes_ + class -> (node << 1) | 1 when that node ends a literal or has one on its
+  // fail chain, so the scan reads only this table for the usual byte that completes nothing
+  // (-1 while building the trie, plain node numbers until the flags are set).
+  std::vector<int32_t> next_;
+  std::vector<uint16_t> next16_;  // the same table in half the bytes when it fits (most sets)
+  template <typename T>
+  void scan(const T* next, std::string_view lower_text, std::vector<Hit>& hits) const;
   std::vector<Output> outputs_;
   bool built_ = false;
 };

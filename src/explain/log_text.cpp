@@ -1,6 +1,8 @@
 // Splitting a paste into the lines explain reads.
 #include "explain/log_text.h"
 
+#include <algorithm>
+
 #include "parse/ascii.h"
 
 namespace gpuready::explain {
@@ -82,14 +84,17 @@ static std::string plain_quotes(std::string s) {
 
 std::vector<LogLine> split_log(std::string_view text) {
   std::vector<LogLine> lines;
+  lines.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   size_t number = 1;
   size_t start = 0;
   auto emit = [&](size_t end) {
     std::string_view raw = text.substr(start, end - start);
-    const bool has_escape = raw.find('\x1b') != std::string_view::npos || raw.find("[0m") != std::string_view::npos ||
-                            raw.find("m[") != std::string_view::npos;
-    std::string t = has_escape ? strip_terminal_sequences(raw) : std::string(raw);
-    const std::string_view trimmed = parse::trim(t);
+    const bool has_escape = raw.find('\x1b') != std::string_view::npos ||
+                            (raw.find('[') != std::string_view::npos &&
+                             (raw.find("[0m") != std::string_view::npos || raw.find("m[") != std::string_view::npos));
+    std::string stripped;
+    if (has_escape) stripped = strip_terminal_sequences(raw);
+    const std::string_view trimmed = parse::trim(has_escape ? std::string_view(stripped) : raw);
     if (!trimmed.empty()) {
       LogLine l;
       l.text = plain_quotes(std::string(trimmed));

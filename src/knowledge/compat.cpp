@@ -448,13 +448,13 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
 }
 
 const Compat& Compat::embedded() {
-  static const Compat c = [] {
+  static const Compat* const c = new Compat([] {  // never destroyed: see Knowledge::embedded
     std::string error;
     auto out = from(Knowledge::embedded(), &error);
     if (!out) throw std::logic_error("embedded knowledge does not convert: " + error);
     return std::move(*out);
-  }();
-  return c;
+  }());
+  return *c;
 }
 
 const CudaDriverRow* Compat::cuda_row(const Version& cuda) const {

@@ -1,6 +1,9 @@
 // RFC 4180 CSV parsing for the knowledge tables.
 #include "knowledge/csv.h"
 
+#include <algorithm>
+#include <cstddef>
+
 namespace gpuready::knowledge {
 
 int CsvTable::column(std::string_view name) const {
@@ -62,8 +65,12 @@ std::optional<CsvTable> parse_csv(std::string_view text, std::string* error) {
           ++i;
           break;
         }
-        if (text[i] == '\n') ++line;
-        cell += text[i++];
+        // Up to the next quote in one piece.
+        const size_t quote = std::min(text.find('"', i), text.size());
+        line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(i),
+                                            text.begin() + static_cast<std::ptrdiff_t>(quote), '\n'));
+        cell.append(text.substr(i, quote - i));
+        i = quote;
       }
       if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
         return fail(line, "text after the closing quote of a cell");
@@ -79,9 +86,13 @@ std::optional<CsvTable> parse_csv(std::string_view text, std::string* error) {
       ++line;
       if (!end_record()) return mismatch();
     } else {
-      if (c == '"') return fail(line, "a quote inside an unquoted cell");
-      cell += c;
-      ++i;
+      // Up to the cell's end in one piece.
+      size_t stop = i;
+      while (stop < text.size() && text[stop] != ',' && text[stop] != '\r' && text[stop] != '\n' && text[stop] != '"')
+        ++stop;
+      if (stop < text.size() && text[stop] == '"') return fail(line, "a quote inside an unquoted cell");
+      cell.append(text.substr(i, stop - i));
+      i = stop;
     }
   }
   if (any && !end_record()) return mismatch();

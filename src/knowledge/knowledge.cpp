@@ -30,7 +30,9 @@ bool Knowledge::add(const std::string& name, std::string_view text, std::string*
 }
 
 const Knowledge& Knowledge::embedded() {
-  static const Knowledge k = [] {
+  // Built once and never destroyed (as the explainer and the converted tables): freeing tens of
+  // thousands of cells at exit costs more than a short command's whole work.
+  static const Knowledge* const k = new Knowledge([] {
     Knowledge out;
     out.origin_ = "embedded";
     for (const auto& f : embedded_data()) {
@@ -40,8 +42,8 @@ const Knowledge& Knowledge::embedded() {
       if (!out.add(name, f.text(), &error)) throw std::logic_error("embedded knowledge is broken: " + error);
     }
     return out;
-  }();
-  return k;
+  }());
+  return *k;
 }
 
 std::optional<Knowledge> Knowledge::load_dir(const Fs& fs, const std::string& dir, std::string* error) {

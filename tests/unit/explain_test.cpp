@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "doctor/explain.h"
+#include "explain/literal_set.h"
 #include "explain/log_text.h"
 #include "explain/pattern.h"
 #include "platform/os.h"
@@ -630,4 +631,35 @@ TEST(ExplainStory, GoingOnWithoutSomethingIsANotice) {
     EXPECT_FALSE(claims_failure(m)) << t << ": " << roots(m);
   }
   EXPECT_TRUE(ex().explain("Falling back to CPU: Traceback (most recent call last):").empty());
+}
+
+// The literal automaton behind the prefilter: every occurrence, overlapping ones and a literal
+// inside another included, in the small (16-bit) table and the large one alike.
+TEST(LiteralSet, FindsEveryOccurrenceInSmallAndLargeTables) {
+  auto check = [](size_t filler_literals) {
+    explain::LiteralSet set;
+    set.add("cudnn", 1);
+    set.add("libcudnn.so", 2);
+    set.add("nn.s", 3);  // inside "libcudnn.so": found through the suffix (dictionary) links
+    set.add("aaa", 4);
+    std::mt19937 rng(7);
+    for (size_t i = 0; i < filler_literals; ++i) {  // random 24-letter literals over 'q'..'z' grow the trie
+      std::string lit;
+      for (int c = 0; c < 24; ++c) lit += static_cast<char>('q' + rng() % 10);
+      set.add(lit, 100);
+    }
+    set.build();
+    const std::string text = "could not load libcudnn.so.9: aaaa";
+    std::multiset<std::pair<uint32_t, size_t>> got;
+    for (const auto& h : set.find_all(text)) got.insert({h.id, h.end});
+    const std::multiset<std::pair<uint32_t, size_t>> want = {{1, 23}, {2, 26}, {3, 25}, {4, 33}, {4, 34}};
+    EXPECT_EQ(got, want) << filler_literals << " filler literals";
+    EXPECT_TRUE(set.contains_any("xx libcudnn"));
+    EXPECT_FALSE(set.contains_any("cudn aa nn."));
+    std::vector<explain::LiteralSet::Hit> buffer(3, {9, 9, 9});
+    set.find_all("nothing here", buffer);  // the buffer is emptied first
+    EXPECT_TRUE(buffer.empty());
+  };
+  check(0);      // a few dozen nodes: the 16-bit table
+  check(20000);  // ~480,000 bytes of literals: past 32,767 nodes, the 32-bit table
 }
