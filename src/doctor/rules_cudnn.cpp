@@ -155,9 +155,9 @@ std::vector<Finding> rule_cudnn_cuda_major(const Context& c) {
                             p.name.substr(std::string("nvidia-cudnn-cu").size()));
       x.evidence = {fmt::format("{}: {} {} (CUDA {}), {} {}", f.env->interpreter, f.package->name, f.package->version,
                                 b->value, p.name, p.version)};
-      x.fix = {fmt::format("{} -m pip uninstall -y {}", f.env->interpreter, p.name),
+      x.fix = {fmt::format("{} -m pip uninstall -y {}", shell_word(c.os, f.env->interpreter), p.name),
                fmt::format("{} -m pip install --force-reinstall \"{}=={}.*\"   # the cuDNN major the build uses",
-                           f.env->interpreter, right, Version::parse(p.version) ? Version::parse(p.version)->major() : 9)};
+                           shell_word(c.os, f.env->interpreter), right, Version::parse(p.version) ? Version::parse(p.version)->major() : 9)};
       x.frameworks = {f.framework};
       x.python = f.env->interpreter;
       out.push_back(std::move(x));

@@ -72,7 +72,7 @@ std::vector<Finding> rule_torch_cpu_only(const Context& c) {
     x.evidence = {fmt::format("{} (Python {}): torch {}, CUDA: none", f.env->interpreter, env_version(*f.env),
                               f.package->version),
                   "location: " + f.package->location};
-    x.fix = {f.env->interpreter + " -m pip uninstall -y torch torchvision torchaudio"};
+    x.fix = {shell_word(c.os, f.env->interpreter) + " -m pip uninstall -y torch torchvision torchaudio"};
     for (auto& l : reinstall_lines(c, "pytorch", *f.env)) x.fix.push_back(l);
     x.frameworks = {"pytorch"};
     x.python = f.env->interpreter;
@@ -91,7 +91,7 @@ std::vector<Finding> rule_tf_both_packages(const Context& c) {
     x.title = fmt::format("tensorflow {} and tensorflow-gpu {} are both installed: they overwrite each other's files",
                           tf->version, gpu->version);
     x.evidence = {tf->location, gpu->location};
-    x.fix = {env.interpreter + " -m pip uninstall -y tensorflow tensorflow-gpu"};
+    x.fix = {shell_word(c.os, env.interpreter) + " -m pip uninstall -y tensorflow tensorflow-gpu"};
     for (auto& l : reinstall_lines(c, "tensorflow", env)) x.fix.push_back(l);
     x.frameworks = {"tensorflow"};
     x.python = env.interpreter;
@@ -234,7 +234,7 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
       x.evidence = {
           fmt::format("the {} wheels of torch {} ship {}{}", r.variant, r.version.str(), list, r.ptx ? " + PTX" : ""),
           fmt::format("GPU compute capability {}", cc->major_minor().str())};
-      x.fix = {f.env->interpreter + " -m pip uninstall -y torch torchvision torchaudio"};
+      x.fix = {shell_word(c.os, f.env->interpreter) + " -m pip uninstall -y torch torchvision torchaudio"};
       for (auto& l : reinstall_lines(c, "pytorch", *f.env)) x.fix.push_back(l);
       x.frameworks = {"pytorch"};
       x.python = f.env->interpreter;
@@ -279,7 +279,7 @@ std::vector<Finding> rule_tf_numpy_too_new(const Context& c) {
                           "to import (\"A module that was compiled using NumPy 1.x cannot be run in NumPy 2\")",
                           np->version, f.package->version);
     x.evidence = {fmt::format("{}: numpy {}, {} {}", f.env->interpreter, np->version, f.package->name, f.package->version)};
-    x.fix = {f.env->interpreter + " -m pip install \"numpy<2\""};
+    x.fix = {shell_word(c.os, f.env->interpreter) + " -m pip install \"numpy<2\""};
     x.frameworks = {"tensorflow"};
     x.python = f.env->interpreter;
     out.push_back(std::move(x));

@@ -246,7 +246,7 @@ std::vector<Finding> rule_cudnn_older_than_built(const Context& c) {
                             p.version, built->str());
       x.evidence = {fmt::format("{}: {} {}, {} {}", f.env->interpreter, f.package->name, f.package->version, p.name, p.version)};
       x.fix = {fmt::format("{} -m pip install \"{}>={}.{}\"   # another package may pin it lower: pip check says which",
-                           f.env->interpreter, p.name, built->major(), built->minor())};
+                           shell_word(c.os, f.env->interpreter), p.name, built->major(), built->minor())};
       x.frameworks = {f.framework};
       x.python = f.env->interpreter;
       out.push_back(std::move(x));
@@ -363,7 +363,7 @@ std::vector<std::string> install_dependency_lines(const Context& c, const std::s
           if (const auto v = Version::parse(b->value)) major = v->major();
     if (major) {
       const bool suffix = *major < 13 || wheel == "cudnn" || wheel == "nccl";
-      return {fmt::format("{} -m pip install nvidia-{}{}", who.env->interpreter, wheel,
+      return {fmt::format("{} -m pip install nvidia-{}{}", shell_word(c.os, who.env->interpreter), wheel,
                           suffix ? fmt::format("-cu{}", *major) : std::string())};
     }
   }

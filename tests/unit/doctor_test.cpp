@@ -902,6 +902,10 @@ TEST(Doctor, TheReinstallFixRunsTheEnvironmentsInterpreterQuotedForTheShell) {
   EXPECT_TRUE(std::any_of(f[0]->fix.begin(), f[0]->fix.end(), [](const std::string& l) {
     return l.rfind("'/home/a user/my env/bin/python3' -m pip install torch==", 0) == 0;
   })) << testing::PrintToString(f[0]->fix);
+  // Every line that runs the interpreter (the uninstall before the install too) quotes it.
+  for (const auto& l : f[0]->fix)
+    if (l.find("my env") != std::string::npos)
+      EXPECT_NE(l.find("'/home/a user/my env/bin/python3'"), std::string::npos) << l;
 }
 
 TEST(Doctor, AFrameworkAskedForButNotInstalledIsNotReady) {
