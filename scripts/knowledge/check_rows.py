@@ -7,10 +7,11 @@ For each row: the columns are all there; the code is new and well formed; kind i
 harmless or generic; every root token is a vendor code of data/error_codes.csv, a condition of
 tests/fixtures/explain_corpus/VOCAB.md, a library file name or $N; the pattern compiles, uses only
 syntax PCRE2 and ECMAScript share (no lookbehind, named, atomic or possessive groups) and matches
-its example and variant case-insensitively; a source is given; and no row already in the table
-takes the example (then the new row would never be reached: table order, one row per line).
-Rows that pass are printed as CSV on standard output (--append adds them to the table instead);
-the rest are listed on standard error with the reason. The C++ tests remain the judge
+its example and variant case-insensitively; a source is given; and no specific row already in the
+table takes the example (then the new row would never be reached: table order, one row per line).
+Rows that pass are printed as CSV on standard output. --append puts them into the table instead:
+a row that a generic (catch-all) row would also take goes just before that row, others at the end.
+The rest are listed on standard error with the reason. The C++ tests remain the judge
 (Explain.EverySignatureMatchesItsRealReports runs the real engine): run them after appending.
 """
 import argparse
@@ -56,7 +57,7 @@ def main():
     compiled = []
     for r in table:
         try:
-            compiled.append((r["code"], re.compile(r["pattern"], re.I)))
+            compiled.append((r["code"], re.compile(r["pattern"], re.I), r["kind"]))
         except re.error:
             pass  # a pattern Python's engine cannot read (the C++ tests judge those)
     good, bad = [], []
@@ -76,7 +77,7 @@ def main():
             for t in (r["root"] or "").split():
                 if not (t in codes or t in words or LIBRARY.match(t) or re.match(r"^\$[1-9]$", t)):
                     why.append(f"root token {t!r} is no code, condition or library")
-            if r["kind"] != "harmless" and not (r["root"] or "").strip():
+            if r["kind"] == "failure" and not (r["root"] or "").strip():
                 why.append("a failure without a root")
             for rx, what in FORBIDDEN:
                 if re.search(rx, r["pattern"]):
@@ -95,7 +96,7 @@ def main():
                 why.append("no source")
             if not (r["fix"] or "").strip():
                 why.append("no fix")
-            taken = [c for c, rx in compiled if r["example"] and rx.search(r["example"])]
+            taken = [c for c, rx, kind in compiled if kind != "generic" and r["example"] and rx.search(r["example"])]
             if taken:
                 why.append("the example is already taken by " + ", ".join(taken[:3]))
             if why:
@@ -104,16 +105,28 @@ def main():
                 good.append(r)
                 known.add(r["code"])
                 try:
-                    compiled.append((r["code"], re.compile(r["pattern"], re.I)))
+                    compiled.append((r["code"], re.compile(r["pattern"], re.I), r["kind"]))
                 except re.error:
                     pass
     for code, why in bad:
         print(f"check_rows: {code}: " + "; ".join(why), file=sys.stderr)
     print(f"check_rows: {len(good)} rows pass, {len(bad)} do not", file=sys.stderr)
     if a.append and good:
-        with open(TABLE, "a", encoding="utf-8", newline="") as f:
+        for r in good:
+            at = len(table)
+            if r["kind"] != "generic":  # before the first catch-all that would take its line
+                for i, old in enumerate(table):
+                    try:
+                        if old["kind"] == "generic" and re.search(old["pattern"], r["example"], re.I):
+                            at = i
+                            break
+                    except re.error:
+                        pass
+            table.insert(at, r)
+        with open(TABLE, "w", encoding="utf-8", newline="") as f:
             w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-            for r in good:
+            w.writeheader()
+            for r in table:
                 w.writerow(r)
     elif good:
         w = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
