@@ -7,7 +7,9 @@
 #include <cctype>
 #include <optional>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -22,11 +24,24 @@ struct Explainer::Impl {
   const knowledge::Compat& k;
 
   struct Sig {
+    Sig(const knowledge::ErrorSignatureRow* r, std::unique_ptr<Pattern> p, bool m) : row(r), multiline(m), re_(std::move(p)) {
+      if (re_) std::call_once(once_, [] {});
+    }
     const knowledge::ErrorSignatureRow* row;
-    std::unique_ptr<Pattern> re;
+    // Compiled at first use when the Explainer was built lazily (the embedded tables, whose every
+    // pattern the tests compile): a paste reaches few of the rows, and compiling all of them was a
+    // fifth of every start. A pattern that does not compile then matches nothing.
+    [[nodiscard]] const Pattern* re() const {
+      std::call_once(once_, [this] { re_ = Pattern::compile(row->pattern, nullptr); });
+      return re_.get();
+    }
     bool multiline;  // the pattern allows whitespace: also tried on the line joined with the next four
+
+   private:
+    mutable std::once_flag once_;
+    mutable std::unique_ptr<Pattern> re_;
   };
-  std::vector<Sig> sigs;
+  std::deque<Sig> sigs;  // a deque: a Sig (its once_flag) never moves
   LiteralSet sig_literals;       // id: index into sigs
   std::vector<uint32_t> always;  // signatures without a required literal (run on every line)
 
@@ -374,14 +389,19 @@ std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::
   return best;
 }
 
-Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(k)) {
+Explainer::Explainer(const knowledge::Compat& k) : Explainer(k, true) {}
+
+Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::make_unique<Impl>(k)) {
   Impl& m = *impl_;
   for (const auto& row : k.error_signatures) {
-    std::string why;
-    auto re = Pattern::compile(row.pattern, &why);
-    if (!re) throw std::logic_error("error signature " + row.code + ": the pattern does not compile: " + why);
+    std::unique_ptr<Pattern> re;
+    if (compile_now) {
+      std::string why;
+      re = Pattern::compile(row.pattern, &why);
+      if (!re) throw std::logic_error("error signature " + row.code + ": the pattern does not compile: " + why);
+    }
     const uint32_t id = static_cast<uint32_t>(m.sigs.size());
-    m.sigs.push_back({&row, std::move(re), row.pattern.find("\\s") != std::string::npos});
+    m.sigs.emplace_back(&row, std::move(re), row.pattern.find("\\s") != std::string::npos);
     const auto lits = required_literals(row.pattern);
     if (lits.empty()) m.always.push_back(id);
     // The first 16 bytes of each literal pick the candidate lines as well as the whole literal (the
@@ -492,7 +512,8 @@ Explainer::Explainer(const knowledge::Compat& k) : impl_(std::make_unique<Impl>(
 Explainer::~Explainer() = default;
 
 const Explainer& Explainer::embedded() {
-  static const Explainer* const e = new Explainer(knowledge::Compat::embedded());  // never destroyed, as the tables
+  // Never destroyed, as the tables; patterns compiled at first use (explain_test compiles them all).
+  static const Explainer* const e = new Explainer(knowledge::Compat::embedded(), false);
   return *e;
 }
 
@@ -776,13 +797,15 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     bool repeat = false;
     for (uint32_t id : c) {
       const auto& sig = m.sigs[id];
-      auto hit = sig.re->search(L.text);
+      const Pattern* re = sig.re();
+      if (!re) continue;
+      auto hit = re->search(L.text);
       if (!hit && sig.multiline && i + 1 < lines.size()) {
         if (window.empty()) {
           window = L.text;
           for (size_t j = i + 1; j < lines.size() && j < i + 5; ++j) window += "\n" + lines[j].text;
         }
-        hit = sig.re->search(window);
+        hit = re->search(window);
         if (hit && hit->begin >= L.text.size()) hit.reset();
       }
       if (!hit) continue;

@@ -63,6 +63,7 @@ class Explainer {
   struct Impl;
 
  private:
+  Explainer(const knowledge::Compat& k, bool compile_now);  // false: each pattern at its first use
   std::unique_ptr<Impl> impl_;
 };
 
