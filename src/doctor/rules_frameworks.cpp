@@ -12,13 +12,6 @@
 namespace gpuready::doctor {
 namespace {
 
-// "sm_60 sm_70 sm_80": a wheel's architecture list as its evidence says it.
-std::string sm_list_text(const std::set<int>& sm) {
-  std::string list;
-  for (int s : sm) list += (list.empty() ? "sm_" : " sm_") + std::to_string(s);
-  return list;
-}
-
 std::optional<Version> gpu_cc(const Snapshot& s) {
   for (const auto& g : s.nvidia.gpus)
     if (g.compute_capability.has()) return Version::parse(g.compute_capability.value());
@@ -201,7 +194,7 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
       for (const auto& r : c.k.tensorflow) {
         if (r.os != "linux" || r.device != "gpu" || r.sm.empty() || r.version.major_minor() != fv->major_minor()) continue;
         if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
-        const std::string list = sm_list_text(r.sm);
+        const std::string list = knowledge::sm_list_words(r.sm);
         Finding x;
         x.title = fmt::format("TensorFlow {} has no kernels for this GPU (sm_{}): it ignores the GPU (\"Ignoring visible gpu "
                               "device\") or fails with \"no kernel image is available\"",
@@ -217,6 +210,32 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
       }
       continue;
     }
+    if (f.framework == "jax") {
+      // The CUDA plugin's own list (jax.csv sm_list, from the .bazelrc of the release): XLA compiles
+      // the model for the GPU, but jaxlib's precompiled kernels exist only for these.
+      const auto fv = Version::parse(f.package->version);
+      const auto cuda = build_cuda(f);
+      if (!fv || !cuda || c.os == "windows") continue;
+      const auto major = Version::parse(cuda->value);
+      if (!major) continue;
+      for (const auto& r : c.k.jax) {
+        if (r.version != *fv || r.sm.empty() || r.cuda_major != major->major()) continue;
+        if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
+        Finding x;
+        x.title = fmt::format("jax {} (CUDA {} build) has no precompiled kernels for this GPU (sm_{}): \"no kernel image is "
+                              "available\" at the first operation that needs one",
+                              f.package->version, r.cuda_major, g);
+        x.evidence = {fmt::format("jax {}'s CUDA {} wheels ship {}{}", r.version.str(), r.cuda_major,
+                                  knowledge::sm_list_words(r.sm), r.ptx ? " + PTX" : ""),
+                      fmt::format("GPU compute capability {}", cc->major_minor().str())};
+        x.fix = reinstall_lines(c, "jax", *f.env);
+        x.frameworks = {"jax"};
+        x.python = f.env->interpreter;
+        out.push_back(std::move(x));
+        break;
+      }
+      continue;
+    }
     if (f.framework != "pytorch") continue;
     const auto fv = Version::parse(f.package->version);
     const auto variant = f.package->details.find("variant");
@@ -226,7 +245,7 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
           Version::of({r.version.major(), r.version.minor(), r.version.patch()}) != Version::of({fv->major(), fv->minor(), fv->patch()}))
         continue;
       if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
-      const std::string list = sm_list_text(r.sm);
+      const std::string list = knowledge::sm_list_words(r.sm);
       Finding x;
       x.title = fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for execution "
                             "on the device\"",

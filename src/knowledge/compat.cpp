@@ -179,6 +179,12 @@ int sm_of(const Version& cc) { return static_cast<int>(cc.major() * 10 + cc.mino
 
 std::string cc_of_sm(int sm) { return std::to_string(sm / 10) + "." + std::to_string(sm % 10); }
 
+std::string sm_list_words(const std::set<int>& sm) {
+  std::string list;
+  for (int s : sm) list += (list.empty() ? "sm_" : " sm_") + std::to_string(s);
+  return list;
+}
+
 std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
   Compat c;
   {
@@ -314,6 +320,8 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
       row.python_max = t.version(r, "python_max");
       row.min_driver_linux = t.optional_version(r, "min_driver_linux");
       row.min_sm = t.optional_version(r, "min_sm");
+      row.sm = t.sm_list(r, "sm_list");
+      row.ptx = t.text(r, "ptx") == "yes";
       row.platforms = t.words(r, "platforms");
       row.line = t.ok() ? t.line(r) : 0;
       c.jax.push_back(std::move(row));

@@ -129,7 +129,9 @@ struct JaxRow {
   std::optional<Version> cuda_min, cudnn_min;
   Version python_min, python_max;
   std::optional<Version> min_driver_linux;  // as the JAX docs give it ("525", "525.60.13")
-  std::optional<Version> min_sm;            // 5.2
+  std::optional<Version> min_sm;            // 5.2 (the floor the JAX docs state)
+  std::set<int> sm;          // architectures jaxlib / the plugin ship kernels for (.bazelrc); empty = not read
+  bool ptx = false;          // PTX for the newest listed architecture
   std::vector<std::string> platforms;
   int line = 0;
 };
@@ -296,5 +298,7 @@ KernelMatch kernels_for(const std::set<int>& sm, bool ptx, int g);
 int sm_of(const Version& cc);
 // "7.5" from 75.
 std::string cc_of_sm(int sm);
+// "sm_60 sm_70 sm_80": an architecture list as evidence and plans write it.
+std::string sm_list_words(const std::set<int>& sm);
 
 }  // namespace gpuready::knowledge

@@ -384,6 +384,14 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
                               fmt::format("the {} plugin needs compute capability >= {}; this GPU has {}",
                                           row.pip_extra, row.min_sm->major_minor().str(), ck.gpu_words()),
                               ""});
+      else if (!row.sm.empty() && knowledge::kernels_for(row.sm, row.ptx, g) == knowledge::KernelMatch::none)
+        // XLA compiles the model's own kernels for the GPU at run time, but jaxlib's precompiled
+        // kernels (its custom calls) exist only for the .bazelrc list: "no kernel image" on others.
+        c.failures.push_back({Kind::arch,
+                              fmt::format("jax {} ({}) ships kernels for {}{}, none of which runs on {}", row.version.str(),
+                                          row.pip_extra, knowledge::sm_list_words(row.sm), row.ptx ? " + PTX" : "",
+                                          ck.gpu_words()),
+                              ""});
       else if (newest && knowledge::kernels_for(newest->sm, false, g) == knowledge::KernelMatch::none)
         c.failures.push_back({Kind::arch,
                               fmt::format("CUDA {} (newest {}) cannot build for {}", row.cuda_major,

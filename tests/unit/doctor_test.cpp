@@ -908,6 +908,30 @@ TEST(Doctor, TheReinstallFixRunsTheEnvironmentsInterpreterQuotedForTheShell) {
       EXPECT_NE(l.find("'/home/a user/my env/bin/python3'"), std::string::npos) << l;
 }
 
+// JAX's CUDA plugins carry precompiled kernels only for their .bazelrc list (jax.csv sm_list): a
+// Thor (sm_110) has none in the CUDA 12 plugin of 0.10.1, and has them in the CUDA 13 plugin of 0.10.2.
+TEST(Doctor, JaxWithoutKernelsForTheGpuIsFoundFromItsPluginsArchitectureList) {
+  auto with_jax = [](const std::string& version, const std::string& cuda_major) {
+    Snapshot s = h200();
+    auto& pk = venv(s).packages;
+    pk.erase(std::remove_if(pk.begin(), pk.end(), [](const PythonPackage& p) { return p.name == "torch"; }), pk.end());
+    for (auto& p : pk)
+      if (p.name.rfind("jax", 0) == 0) {
+        p.version = version;
+        if (p.details.count("cuda_major")) p.details["cuda_major"] = cuda_major;
+      }
+    s.nvidia.gpus[0].compute_capability = std::string("11.0");
+    return s;
+  };
+  const Report fires = run(with_jax("0.10.1", "12"));
+  const auto f = with_code(fires, "framework.no-kernels");
+  ASSERT_EQ(f.size(), 1u) << codes(fires);
+  EXPECT_EQ(f[0]->frameworks, std::vector<std::string>{"jax"});
+  EXPECT_EQ(f[0]->evidence.front(), "jax 0.10.1's CUDA 12 wheels ship sm_50 sm_60 sm_70 sm_80 sm_90 sm_100 sm_120 + PTX");
+  EXPECT_TRUE(with_code(run(with_jax("0.10.2", "13")), "framework.no-kernels").empty());  // sm_110 in the list
+  EXPECT_TRUE(with_code(run(with_jax("0.11.2", "12")), "framework.no-kernels").empty());  // list not read: no claim
+}
+
 TEST(Doctor, AFrameworkAskedForButNotInstalledIsNotReady) {
   Options o;
   o.frameworks = {"tensorflow"};

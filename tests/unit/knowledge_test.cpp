@@ -522,3 +522,21 @@ TEST(KnowledgeConsistency, EveryTensorflowArchitectureListIsWithinWhatItsCudaBui
   }
   EXPECT_GE(tf_lists, 20u);  // every Linux GPU release line 2.1-2.21
 }
+
+TEST(KnowledgeConsistency, EveryJaxArchitectureListIsWithinWhatItsCudaMajorBuildsAndAtOrBelowTheDocsFloor) {
+  const auto& k = knowledge::Compat::embedded();
+  size_t lists = 0;
+  for (const auto& r : k.jax) {
+    if (r.sm.empty()) continue;
+    ++lists;
+    const std::string what = "jax " + r.version.str() + " " + r.pip_extra;
+    // Built with the newest CUDA of its major at the time (hermetic 12.8/12.9/13.0): within what that major builds.
+    const auto* arch = k.newest_arch_row(r.cuda_major);
+    ASSERT_NE(arch, nullptr) << what;
+    for (int s : r.sm) EXPECT_TRUE(arch->sm.count(s)) << what << " sm_" << s;
+    // The docs' floor is never below the oldest architecture the wheels carry.
+    if (r.min_sm) EXPECT_GE(knowledge::sm_of(*r.min_sm), *r.sm.begin()) << what;
+    EXPECT_TRUE(r.ptx) << what;  // every .bazelrc list since 0.4.0 ends in compute_XX
+  }
+  EXPECT_GE(lists, 90u);  // every release 0.4.0-0.11.0 (0.11.1/0.11.2 not read: min_sm only)
+}

@@ -686,6 +686,27 @@ TEST(PlanCli, DataFolderReplacesTheCompiledInTables) {
 
 // ---- The wheels' own architecture lists (issue 19, item 2) ----
 
+TEST(PlanJax, ThePluginsOwnArchitectureListDecides) {
+  // Jetson Thor (11.0): the CUDA 12 plugins ship sm_50 ... sm_100 (+ sm_101 from 0.10.2) and compute_120 PTX, none of
+  // which runs on 11.0; the CUDA 13 plugin of 0.10.2 carries sm_110. Pinned to 0.10.1 + CUDA 12: excluded, and why.
+  PlanInputs in = machine("linux", "11.0", "580.95.05", "3.12", "jax");
+  in.framework_version = "0.10.1";
+  in.cuda = v("12");
+  const plan::Plan p = plan::make_plan(k(), in);
+  EXPECT_FALSE(p.recommended);
+  bool said = false;
+  for (const auto& e : p.excluded)
+    said = said || (e.what.find("0.10.1") != std::string::npos &&
+                    e.why.find("ships kernels for sm_50 sm_60 sm_70 sm_80 sm_90 sm_100 sm_120 + PTX") != std::string::npos);
+  EXPECT_TRUE(said);
+  PlanInputs cuda13 = machine("linux", "11.0", "580.95.05", "3.12", "jax");
+  cuda13.framework_version = "0.10.2";
+  cuda13.cuda = v("13");
+  const plan::Plan q = plan::make_plan(k(), cuda13);
+  ASSERT_TRUE(q.recommended);
+  EXPECT_EQ(q.recommended->framework_version, "0.10.2");
+}
+
 TEST(PlanTensorflow, TheWheelsOwnArchitectureListDecides) {
   // GTX 970 (5.2): TensorFlow 2.17 dropped Maxwell (its wheels: sm_60 sm_70 sm_80 sm_89 + compute_90) although
   // CUDA 12.3 still builds sm_50; 2.16 (sm_50 ... compute_90) is the newest with kernels for it.
