@@ -95,7 +95,7 @@ std::string family_label(const std::string& family) {
       {"cusolver", "cuSOLVER"},         {"cufft", "cuFFT"},                  {"cusparse", "cuSPARSE"},
       {"curand", "cuRAND"},             {"nccl", "NCCL"},                    {"hip", "HIP"},
       {"hsa", "HSA (ROCm runtime)"},    {"rocblas", "rocBLAS"},              {"hipblas", "hipBLAS"},
-      {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"}};
+      {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"},            {"nvml", "NVML (NVIDIA management library)"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -143,6 +143,31 @@ bool line_names_family(const LogLine& L, const std::string& family) {
     return false;
   };
   return call_with_prefix("cu") || call_with_prefix("gpu");
+}
+
+// An NVML return code as its bindings print it, as nvml.h names it: pynvml's exception class
+// ("NVMLError_LibRmVersionMismatch", "NVMLError_IRQIssue") and go-nvml's name without the prefix
+// ("ERROR_LIBRARY_NOT_FOUND", only on a line that says NVML: Win32 has ERROR_NOT_FOUND too).
+// Empty when the word is neither.
+std::string nvml_binding_name(std::string_view tok, const LogLine& L) {
+  constexpr std::string_view pynvml = "NVMLError_", go = "ERROR_";
+  if (tok.substr(0, pynvml.size()) == pynvml && tok.size() > pynvml.size()) {
+    const std::string_view camel = tok.substr(pynvml.size());
+    std::string out = "NVML_ERROR_";
+    for (size_t q = 0; q < camel.size(); ++q) {
+      const char ch = camel[q];
+      const bool upper = ch >= 'A' && ch <= 'Z';
+      const auto lower_at = [&](size_t i) { return i < camel.size() && camel[i] >= 'a' && camel[i] <= 'z'; };
+      const bool prev_upper = q > 0 && camel[q - 1] >= 'A' && camel[q - 1] <= 'Z';
+      // A word starts at a capital after a small letter or digit, or at the last capital of an acronym ("IRQIssue").
+      if (upper && q > 0 && (!prev_upper || lower_at(q + 1)) && camel[q - 1] != '_') out += '_';
+      out += static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+    }
+    return out;
+  }
+  if (tok.substr(0, go.size()) == go && tok.size() > go.size() && L.lower.find("nvml") != std::string::npos)
+    return "NVML_" + std::string(tok);
+  return {};
 }
 
 std::string shown(std::string_view line) {
@@ -861,6 +886,9 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         }
         if (auto it = m.code_by_name.find(tok); it != m.code_by_name.end()) {
           for (const auto* r : it->second) take(r);
+        } else if (const std::string nvml = nvml_binding_name(tok, L); !nvml.empty()) {
+          if (auto u = m.code_by_name.find(nvml); u != m.code_by_name.end())
+            for (const auto* r : u->second) take(r);
         } else {
           // CUDNN_STATUS_x in lower case, or as a binding spells it in camel case
           // ("libcudnn.cudnnStatusArchMismatch", "cublasStatusNotInitialized").

@@ -605,6 +605,29 @@ TEST(ExplainVersions, ADisagreementBetweenTwoVersionsOfOneComponent) {
 }
 
 // Xid 45 is the clean-up after an earlier Xid; the line names it, and that one is the cause.
+// NVML's return codes as its bindings print them: pynvml's exception classes (CamelCase, acronyms
+// too) and go-nvml's enum names without NVML_ (only where the line says NVML).
+TEST(ExplainCodes, NvmlCodesAsTheBindingsPrintThem) {
+  const struct {
+    const char* text;
+    const char* code;
+  } fires[] = {
+      {"pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.",
+       "NVML_ERROR_LIB_RM_VERSION_MISMATCH"},
+      {"pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded", "NVML_ERROR_DRIVER_NOT_LOADED"},
+      {"pynvml.NVMLError_IRQIssue: Interrupt Request Issue", "NVML_ERROR_IRQ_ISSUE"},
+      {"level=ERROR msg=\"Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\"", "NVML_ERROR_LIBRARY_NOT_FOUND"},
+      {"nvml.Init() failed: ERROR_GPU_IS_LOST", "NVML_ERROR_GPU_IS_LOST"},
+  };
+  for (const auto& c : fires) {
+    const auto m = ex().explain(c.text);
+    EXPECT_TRUE(names(root_of(m), c.code)) << c.text << ": " << roots(m);
+  }
+  // Win32's ERROR_NOT_FOUND is not NVML's; a class named like pynvml's with no such code is nothing.
+  for (const char* t : {"SetupDiGetClassDevs failed: ERROR_NOT_FOUND", "raise NVMLError_NoSuchThing()"})
+    EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
+}
+
 TEST(ExplainCodes, AnXidCausedByAPreviousXidIsThePrevious) {
   const auto m = ex().explain("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by "
                               "previous Xid 149");
