@@ -329,6 +329,19 @@ std::vector<const knowledge::ErrorCodeRow*> Explainer::Impl::rows_by_number(cons
   return out;
 }
 
+// A library_stems.csv file-name column in lower case, one entry per shape: a column may list
+// several ("nvinfer.dll (TRT 7/8) | nvinfer_{v}.dll (TRT 10)"), each with a note in parentheses.
+std::vector<std::string> name_shapes(const std::string& column) {
+  std::vector<std::string> out;
+  for (const auto& part : knowledge::split_fix(column, "|")) {
+    std::string p = parse::ascii_lower(part);
+    if (const size_t paren = p.find('('); paren != std::string::npos) p.resize(paren);
+    const std::string_view t = parse::trim(p);
+    if (!t.empty()) out.emplace_back(t);
+  }
+  return out;
+}
+
 std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::string_view file) {
   const std::string base = path_file_name(std::string(file));
   const std::string lower = parse::ascii_lower(base);
@@ -336,9 +349,7 @@ std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::
   size_t best_fixed = 0;  // the longest fixed part wins: cudnn_cnn_infer64_8 over cudnn64_8
   for (const auto& row : k.library_stems) {
     for (const bool win : {false, true}) {
-      const std::string& pat = win ? row.windows_pattern : row.linux_pattern;
-      if (pat.empty()) continue;
-      const std::string p = parse::ascii_lower(pat);
+     for (const std::string& p : name_shapes(win ? row.windows_pattern : row.linux_pattern)) {
       const size_t v = p.find("{v}");
       std::string version;
       size_t fixed = p.size();
@@ -368,6 +379,7 @@ std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::
       n.row = &row;
       best = std::move(n);
       best_fixed = fixed;
+     }
     }
   }
   if (!best) {
@@ -465,7 +477,8 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
   }
   // Numbers, where the line says whose number it is. Group 1: the number.
   const std::vector<std::tuple<const char*, const char*, std::vector<const char*>>> numbers = {
-      {"cuda-runtime", R"(cuda(?:\s+runtime)?\s+error(?:\s+code)?\s*[:=]?\s*\(?\s*([0-9]{1,4})\b(?!\.))",
+      // "CUDA error = 999 at main.cu:196" (the tutorials' check macro; pasted as "999at" too)
+      {"cuda-runtime", R"(cuda(?:\s+runtime)?\s+error(?:\s+code)?\s*[:=]?\s*\(?\s*([0-9]{1,4})(?![0-9.]))",
        {"cuda error", "cuda runtime error"}},
       {"cuda-runtime", R"(cudaError(?:_t)?\s*[:=]?\s*\(?([0-9]{1,4})\)?)", {"cudaerror"}},
       {"cuda-runtime", R"(\bcuda[A-Za-z]+\(\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
@@ -526,6 +539,12 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"undefined symbol", "library.undefined-symbol", true},
       {"not found (required by", "library.version-not-found", false},
       {"cannot find -l", "library.link-missing", false},
+      // Windows' loader dialog: "The code execution cannot proceed because X.dll was not found.",
+      // "The program can't start because X.dll is missing from your computer."
+      {"cannot proceed because", "library.missing", false},
+      {"cannot continue because", "library.missing", false},
+      {"can't start because", "library.missing", false},
+      {"cannot start because", "library.missing", false},
   };
   for (const auto& [phrase, code, before] : phrases) {
     m.lib_literals.add(phrase, static_cast<uint32_t>(m.lib_phrases.size()));
@@ -958,14 +977,16 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
       // Messages change between releases ("all CUDA-capable devices are busy or unavailable" is
       // today's "CUDA-capable device(s) is/are busy or unavailable"): after "CUDA error:" (or
-      // "HIP error:"), the message whose words the text holds best, at least three of four.
+      // "HIP error:", or TensorFlow's "... on GPU:0 failed. Status: " on a line that says CUDA), the
+      // message whose words the text holds best, at least three of four.
       if (codes.empty()) {
         static const std::pair<const char*, const char*> prefixes[] = {
             {"cuda error", "cuda-runtime"}, {"cuda runtime error", "cuda-runtime"}, {"cuda driver error", "cuda-driver"},
-            {"hip error", "hip"}};
+            {"hip error", "hip"}, {"failed. status:", "cuda-runtime"}};
         for (const auto& [prefix, family] : prefixes) {
           const size_t at = L.lower.find(prefix);
           if (at == std::string::npos) continue;
+          if (prefix[0] == 'f' && L.lower.find("cuda") == std::string::npos) continue;
           const auto tail = loose_words(std::string_view(L.lower).substr(at + std::strlen(prefix)), 24);
           const knowledge::ErrorCodeRow* best = nullptr;
           double best_score = 0;

@@ -330,6 +330,18 @@ TEST(ExplainCodes, EveryCodeOfTheTableIsFoundByItsName) {
   }
 }
 
+TEST(ExplainCodes, ByNumberAsTheTutorialsCheckMacroPrintsIt) {
+  // "CUDA error = 999 at main.cu:196 'cudaDeviceSynchronize()'", pasted with and without the space.
+  for (const char* t : {"CUDA error = 999 at main.cu:196 'cudaDeviceSynchronize()'", "CUDA error = 999at main.cu:196"})
+    EXPECT_TRUE(names(root_of(ex().explain(t)), "cudaErrorUnknown")) << t << ": " << roots(ex().explain(t));
+  EXPECT_TRUE(ex().explain("CUDA error = 999.5 percent").empty());  // not a code
+  // TensorFlow's "failed. Status: <message>" with an older release's wording of the message.
+  const char* tf = "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on GPU:0 "
+                   "failed. Status: all CUDA-capable devices are busy or unavailable";
+  EXPECT_TRUE(names(root_of(ex().explain(tf)), "cudaErrorDevicesUnavailable")) << roots(ex().explain(tf));
+  EXPECT_TRUE(ex().explain("Upload failed. Status: all files are busy or unavailable").empty());  // no CUDA on the line
+}
+
 TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
   const auto a = ex().explain("RuntimeError: CUDA error 804 while initialising");
   EXPECT_TRUE(names(root_of(a), "cudaErrorCompatNotSupportedOnDevice")) << roots(a);
@@ -418,6 +430,12 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
        "version libcudart.so.11.0",
        "libtorch_cuda.so"},
       {"nvrtc: error: failed to open libnvrtc-builtins.so.12.1.", "libnvrtc-builtins.so.12.1"},
+      // Windows' loader dialog, in its wordings.
+      {"The code execution cannot proceed because cublasLt64_12.dll was not found. Reinstalling the program may fix this "
+       "problem.",
+       "cublasLt64_12.dll"},
+      {"The code execution cannot continue because hiprtc0507.dll was not found.", "hiprtc0507.dll"},
+      {"The program can't start because nvinfer_10.dll is missing from your computer.", "nvinfer_10.dll"},
   };
   for (const auto& [text, lib] : cases) {
     const auto m = ex().explain(text);
@@ -435,6 +453,16 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
   ASSERT_TRUE(z);
   EXPECT_EQ(z->stem, "cudnn_ops_infer") << "the longest file pattern wins over cudnn64_{v}";
   EXPECT_FALSE(decode_library_name(knowledge::Compat::embedded(), "libfoo.so.1"));
+  // A Windows column with several shapes and notes ("nvinfer.dll (TRT 7/8) | nvinfer_{v}.dll (TRT 10)"): each decodes.
+  for (const auto& [file, stem] : std::vector<std::pair<std::string, std::string>>{
+           {"nvinfer.dll", "nvinfer"}, {"nvinfer_10.dll", "nvinfer"}, {"amdhip64_6.dll", "amdhip64"},
+           {"amdhip64.dll", "amdhip64"}, {"hiprtc0507.dll", "hiprtc"}, {"amd_comgr_2.dll", "amd_comgr"}}) {
+    const auto n = decode_library_name(knowledge::Compat::embedded(), file);
+    ASSERT_TRUE(n) << file;
+    EXPECT_EQ(n->stem, stem) << file;
+    EXPECT_TRUE(n->windows) << file;
+  }
+  EXPECT_TRUE(ex().explain("The program cannot continue because the disk is full").empty());
   const auto fixes = ex().explain("ImportError: libcublas.so.12: cannot open shared object file: No such file or directory");
   ASSERT_FALSE(fixes.empty());
   std::string all;
