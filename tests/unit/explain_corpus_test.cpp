@@ -1,4 +1,4 @@
-// explain on real texts: tests/fixtures/explain_corpus (1,110 texts from public threads, labelled
+// explain on real texts: tests/fixtures/explain_corpus (1,330 texts from public threads, labelled
 // with the root cause; README.md there). Scored per part: `tune` (the patterns were written
 // looking at it) and `holdout` (never read while writing them: only its totals are printed).
 //   failure   right when the root cause gpuready names (the first match) stands for one of the
