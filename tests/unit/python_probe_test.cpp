@@ -4,6 +4,8 @@
 // "interpreter", and a missing --python path.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -87,13 +89,25 @@ TEST(PythonPaths, BothLayouts) {
   EXPECT_EQ(w[1], "C:\\Program Files\\b");
 }
 
+namespace {
+// The H200 test machine as a fixture tree (python/h200_venv: its venv's dist-info folders;
+// python/h200_closure: the same with every real METADATA), seen with the machine's PATH and
+// VIRTUAL_ENV; only the system Python answers a question (Debian's 3.12).
+std::unique_ptr<FixtureOs> h200_machine(const std::string& tree) {
+  return std::make_unique<FixtureOs>(
+      tree,
+      std::map<std::string, std::string>{
+          {"PATH", "/opt/torch/.venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", "/opt/torch/.venv"}, {"HOME", "/root"}},
+      [](const std::vector<std::string>& argv, const ProcOptions&) {
+        if (argv[0].rfind("/usr/bin/python3", 0) == 0) return debian_python_312();
+        return ProcResult{};
+      });
+}
+}  // namespace
+
 TEST(PythonProbe, H200VenvIsAnsweredByItsFilesAndTheSystemPythonIsAskedOnce) {
-  FixtureOs f("python/h200_venv",
-              {{"PATH", "/opt/torch/.venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", "/opt/torch/.venv"}, {"HOME", "/root"}},
-              [](const std::vector<std::string>& argv, const ProcOptions&) {
-                if (argv[0].rfind("/usr/bin/python3", 0) == 0) return debian_python_312();
-                return ProcResult{};
-              });
+  const auto machine = h200_machine("python/h200_venv");
+  const FixtureOs& f = *machine;
   std::vector<PythonEnv> envs;
   collect_python(f.os(), ProbeOptions{}, envs);
   ASSERT_EQ(envs.size(), 2u) << names(envs);
@@ -447,14 +461,9 @@ namespace {
 std::vector<PythonEnv> probe_h200_closure() {
   // The H200 test machine's venv with every dist-info's real METADATA headers (copied from the
   // machine); there `python -m pip check` said "No broken requirements found."
-  FixtureOs f("python/h200_closure",
-              {{"PATH", "/opt/torch/.venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", "/opt/torch/.venv"}, {"HOME", "/root"}},
-              [](const std::vector<std::string>& argv, const ProcOptions&) {
-                if (argv[0].rfind("/usr/bin/python3", 0) == 0) return debian_python_312();
-                return ProcResult{};
-              });
+  const auto machine = h200_machine("python/h200_closure");
   std::vector<PythonEnv> envs;
-  collect_python(f.os(), ProbeOptions{}, envs);
+  collect_python(machine->os(), ProbeOptions{}, envs);
   return envs;
 }
 const PythonRequirement* req(const PythonEnv& e, const std::string& by, const std::string& name) {
