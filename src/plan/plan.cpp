@@ -53,12 +53,6 @@ std::string range_text(const Version& lo, const Version& hi) {
   return lo == hi ? lo.major_minor().str() : lo.major_minor().str() + "-" + hi.major_minor().str();
 }
 
-std::string sm_words(const std::set<int>& sm) {
-  std::string out;
-  for (int s : sm) out += (out.empty() ? "sm_" : " sm_") + std::to_string(s);
-  return out;
-}
-
 DriverOs driver_os(const std::string& os) { return os == "linux" ? DriverOs::linux : DriverOs::windows; }
 
 // Checks every input-dependent constraint but the platform (the caller knows that one).
@@ -267,7 +261,7 @@ std::vector<Candidate> tensorflow_candidates(const Checker& ck, const PlanInputs
       if (r == knowledge::KernelMatch::none)
         c.failures.push_back({Kind::arch,
                               fmt::format("TensorFlow {}'s wheels have no kernels for {} (they ship {}{})",
-                                          c.version.major_minor().str(), ck.gpu_words(), sm_words(row->sm),
+                                          c.version.major_minor().str(), ck.gpu_words(), knowledge::sm_list_words(row->sm),
                                           row->ptx ? " and PTX" : ""),
                               ""});
       else if (r == knowledge::KernelMatch::ptx)
@@ -327,7 +321,7 @@ std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& i
         if (r == knowledge::KernelMatch::none)
           c.failures.push_back({Kind::arch,
                                 fmt::format("the {} wheels have no kernels for {} (they ship {}{})", row.variant,
-                                            ck.gpu_words(), sm_words(row.sm), row.ptx ? " and PTX" : ""),
+                                            ck.gpu_words(), knowledge::sm_list_words(row.sm), row.ptx ? " and PTX" : ""),
                                 ""});
         else if (r == knowledge::KernelMatch::ptx)
           c.stack.notes.push_back(fmt::format("{} runs through the wheel's PTX (JIT compiled at first start)",
@@ -336,7 +330,7 @@ std::vector<Candidate> pytorch_candidates(const Checker& ck, const PlanInputs& i
         if (knowledge::kernels_for(arch->sm, false, g) == knowledge::KernelMatch::none)
           c.failures.push_back({Kind::arch,
                                 fmt::format("CUDA {} cannot build for {} (it builds for {})",
-                                            row.cuda->major_minor().str(), ck.gpu_words(), sm_words(arch->sm)),
+                                            row.cuda->major_minor().str(), ck.gpu_words(), knowledge::sm_list_words(arch->sm)),
                                 ""});
         else
           c.stack.notes.push_back(fmt::format(
