@@ -25,7 +25,7 @@ struct Explainer::Impl {
 
   struct Sig {
     Sig(const knowledge::ErrorSignatureRow* r, std::unique_ptr<Pattern> p, bool m) : row(r), multiline(m), re_(std::move(p)) {
-      if (re_) std::call_once(once_, [] {});
+      if (re_) std::call_once(once_, [] {});  // compiled already (an eager Explainer): re() keeps it
     }
     const knowledge::ErrorSignatureRow* row;
     // Compiled at first use when the Explainer was built lazily (the embedded tables, whose every
@@ -112,13 +112,17 @@ std::string family_word(const std::string& family) {
 constexpr const char* kFailureWords[] = {"not found", "missing", "cannot", "can't", "could not", "couldn't",
                                          "unable", "failed", "no such file", "error"};
 
+// One automaton for a list of words, to ask whether a line holds any of them in one pass.
+template <size_t N>
+LiteralSet any_of_words(const char* const (&words)[N]) {
+  LiteralSet set;
+  for (const char* w : words) set.add(w, 0);
+  set.build();
+  return set;
+}
+
 const LiteralSet& failure_words() {
-  static const LiteralSet set = [] {
-    LiteralSet s;
-    for (const char* w : kFailureWords) s.add(w, 0);
-    s.build();
-    return s;
-  }();
+  static const LiteralSet set = any_of_words(kFailureWords);
   return set;
 }
 
@@ -717,12 +721,7 @@ std::optional<Match> version_disagreement(const LogLine& L) {
                                           "not compatible with", "incompatible",  "compiled with different",
                                           "but loaded",       "but found",        "but linked",     "but got",
                                           "is newer than",    "is older than"};
-  static const LiteralSet disagree = [] {
-    LiteralSet set;
-    for (const char* w : kDisagree) set.add(w, 0);
-    set.build();
-    return set;
-  }();
+  static const LiteralSet disagree = any_of_words(kDisagree);
   if (!disagree.contains_any(L.lower)) return std::nullopt;
   auto names = [&](const char* word) {
     for (size_t at = L.lower.find(word); at != std::string::npos; at = L.lower.find(word, at + 1))

@@ -97,28 +97,32 @@ std::vector<LiteralSet::Hit> LiteralSet::find_all(std::string_view lower_text) c
 
 void LiteralSet::find_all(std::string_view lower_text, std::vector<Hit>& hits) const {
   hits.clear();
-  if (!built_ || outputs_.empty()) return;
-  if (!next16_.empty())
-    scan(next16_.data(), lower_text, hits);
-  else
-    scan(next_.data(), lower_text, hits);
+  walk(lower_text, [&](size_t end, const Output& o) {
+    hits.push_back({o.id, end, o.length});
+    return true;
+  });
 }
 
 bool LiteralSet::contains_any(std::string_view lower_text) const {
-  if (!built_ || outputs_.empty()) return false;
-  const size_t k = classes_;
-  size_t n = 0;
-  for (const char c : lower_text) {
-    const auto to = next16_.empty() ? static_cast<uint32_t>(next_[n * k + class_of_[static_cast<unsigned char>(c)]])
-                                    : static_cast<uint32_t>(next16_[n * k + class_of_[static_cast<unsigned char>(c)]]);
-    if (to & 1) return true;
-    n = to >> 1;
-  }
-  return false;
+  bool found = false;
+  walk(lower_text, [&](size_t, const Output&) {
+    found = true;
+    return false;
+  });
+  return found;
 }
 
-template <typename T>
-void LiteralSet::scan(const T* next, std::string_view lower_text, std::vector<Hit>& hits) const {
+template <typename OnHit>
+void LiteralSet::walk(std::string_view lower_text, OnHit on_hit) const {
+  if (!built_ || outputs_.empty()) return;
+  if (!next16_.empty())
+    walk_table(next16_.data(), lower_text, on_hit);
+  else
+    walk_table(next_.data(), lower_text, on_hit);
+}
+
+template <typename T, typename OnHit>
+void LiteralSet::walk_table(const T* next, std::string_view lower_text, OnHit& on_hit) const {
   const size_t k = classes_;
   size_t n = 0;
   for (size_t i = 0; i < lower_text.size(); ++i) {
@@ -128,7 +132,7 @@ void LiteralSet::scan(const T* next, std::string_view lower_text, std::vector<Hi
     for (int32_t m = nodes_[n].out >= 0 ? static_cast<int32_t>(n) : nodes_[n].dict_link; m > 0;
          m = nodes_[static_cast<size_t>(m)].dict_link)
       for (int32_t o = nodes_[static_cast<size_t>(m)].out; o >= 0; o = outputs_[static_cast<size_t>(o)].next)
-        hits.push_back({outputs_[static_cast<size_t>(o)].id, i + 1, outputs_[static_cast<size_t>(o)].length});
+        if (!on_hit(i + 1, outputs_[static_cast<size_t>(o)])) return;
   }
 }
 

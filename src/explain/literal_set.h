@@ -54,8 +54,11 @@ class LiteralSet {
   // (-1 while building the trie, plain node numbers until the flags are set).
   std::vector<int32_t> next_;
   std::vector<uint16_t> next16_;  // the same table in half the bytes when it fits (most sets)
-  template <typename T>
-  void scan(const T* next, std::string_view lower_text, std::vector<Hit>& hits) const;
+  // Calls on_hit(end, output) for each literal found, in text order, until it returns false.
+  template <typename OnHit>
+  void walk(std::string_view lower_text, OnHit on_hit) const;
+  template <typename T, typename OnHit>
+  void walk_table(const T* next, std::string_view lower_text, OnHit& on_hit) const;
   std::vector<Output> outputs_;
   bool built_ = false;
 };
