@@ -185,81 +185,70 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
   const auto cc = gpu_cc(c.s);
   if (!cc) return {};
   const int g = knowledge::sm_of(*cc);
+  // What the installed release's wheels ship (the first row of the tables that has their list),
+  // as evidence words, and the title that says what happens without kernels.
+  struct Shipped {
+    const std::set<int>* sm = nullptr;
+    bool ptx = false;
+    std::string wheels, title;
+  };
   std::vector<Finding> out;
   for (const auto& f : c.frameworks) {
+    const auto fv = Version::parse(f.package->version);
+    if (!fv) continue;
+    std::optional<Shipped> shipped;
     if (f.framework == "tensorflow") {
       // The Linux wheels' own list (tensorflow.csv sm_list): TF 2.17 dropped Maxwell, 2.15 Kepler.
-      const auto fv = Version::parse(f.package->version);
-      if (!fv || c.os == "windows") continue;
-      for (const auto& r : c.k.tensorflow) {
-        if (r.os != "linux" || r.device != "gpu" || r.sm.empty() || r.version.major_minor() != fv->major_minor()) continue;
-        if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
-        const std::string list = knowledge::sm_list_words(r.sm);
-        Finding x;
-        x.title = fmt::format("TensorFlow {} has no kernels for this GPU (sm_{}): it ignores the GPU (\"Ignoring visible gpu "
-                              "device\") or fails with \"no kernel image is available\"",
-                              f.package->version, g);
-        x.evidence = {fmt::format("TensorFlow {}'s Linux wheels ship {}{}", r.version.major_minor().str(), list,
-                                  r.ptx ? " + PTX" : ""),
-                      fmt::format("GPU compute capability {}", cc->major_minor().str())};
-        x.fix = reinstall_lines(c, "tensorflow", *f.env);
-        x.frameworks = {"tensorflow"};
-        x.python = f.env->interpreter;
-        out.push_back(std::move(x));
-        break;
-      }
-      continue;
-    }
-    if (f.framework == "jax") {
+      if (c.os == "windows") continue;
+      for (const auto& r : c.k.tensorflow)
+        if (r.os == "linux" && r.device == "gpu" && !r.sm.empty() && r.version.major_minor() == fv->major_minor()) {
+          shipped = Shipped{&r.sm, r.ptx, fmt::format("TensorFlow {}'s Linux wheels", r.version.major_minor().str()),
+                            fmt::format("TensorFlow {} has no kernels for this GPU (sm_{}): it ignores the GPU (\"Ignoring "
+                                        "visible gpu device\") or fails with \"no kernel image is available\"",
+                                        f.package->version, g)};
+          break;
+        }
+    } else if (f.framework == "jax") {
       // The CUDA plugin's own list (jax.csv sm_list, from the .bazelrc of the release): XLA compiles
       // the model for the GPU, but jaxlib's precompiled kernels exist only for these.
-      const auto fv = Version::parse(f.package->version);
       const auto cuda = build_cuda(f);
-      if (!fv || !cuda || c.os == "windows") continue;
-      const auto major = Version::parse(cuda->value);
-      if (!major) continue;
-      for (const auto& r : c.k.jax) {
-        if (r.version != *fv || r.sm.empty() || r.cuda_major != major->major()) continue;
-        if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
-        Finding x;
-        x.title = fmt::format("jax {} (CUDA {} build) has no precompiled kernels for this GPU (sm_{}): \"no kernel image is "
-                              "available\" at the first operation that needs one",
-                              f.package->version, r.cuda_major, g);
-        x.evidence = {fmt::format("jax {}'s CUDA {} wheels ship {}{}", r.version.str(), r.cuda_major,
-                                  knowledge::sm_list_words(r.sm), r.ptx ? " + PTX" : ""),
-                      fmt::format("GPU compute capability {}", cc->major_minor().str())};
-        x.fix = reinstall_lines(c, "jax", *f.env);
-        x.frameworks = {"jax"};
-        x.python = f.env->interpreter;
-        out.push_back(std::move(x));
-        break;
-      }
-      continue;
+      const auto major = cuda ? Version::parse(cuda->value) : std::nullopt;
+      if (!major || c.os == "windows") continue;
+      for (const auto& r : c.k.jax)
+        if (r.version == *fv && !r.sm.empty() && r.cuda_major == major->major()) {
+          shipped = Shipped{&r.sm, r.ptx, fmt::format("jax {}'s CUDA {} wheels", r.version.str(), r.cuda_major),
+                            fmt::format("jax {} (CUDA {} build) has no precompiled kernels for this GPU (sm_{}): \"no kernel "
+                                        "image is available\" at the first operation that needs one",
+                                        f.package->version, r.cuda_major, g)};
+          break;
+        }
+    } else if (f.framework == "pytorch") {
+      const auto variant = f.package->details.find("variant");
+      if (variant == f.package->details.end()) continue;
+      for (const auto& r : c.k.pytorch)
+        if (r.variant == variant->second && !r.sm.empty() &&
+            Version::of({r.version.major(), r.version.minor(), r.version.patch()}) ==
+                Version::of({fv->major(), fv->minor(), fv->patch()})) {
+          shipped = Shipped{&r.sm, r.ptx, fmt::format("the {} wheels of torch {}", r.variant, r.version.str()),
+                            fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for "
+                                        "execution on the device\"",
+                                        f.package->version, g)};
+          break;
+        }
     }
-    if (f.framework != "pytorch") continue;
-    const auto fv = Version::parse(f.package->version);
-    const auto variant = f.package->details.find("variant");
-    if (!fv || variant == f.package->details.end()) continue;
-    for (const auto& r : c.k.pytorch) {
-      if (r.variant != variant->second || r.sm.empty() ||
-          Version::of({r.version.major(), r.version.minor(), r.version.patch()}) != Version::of({fv->major(), fv->minor(), fv->patch()}))
-        continue;
-      if (knowledge::kernels_for(r.sm, r.ptx, g) != knowledge::KernelMatch::none) break;
-      const std::string list = knowledge::sm_list_words(r.sm);
-      Finding x;
-      x.title = fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for execution "
-                            "on the device\"",
-                            f.package->version, g);
-      x.evidence = {
-          fmt::format("the {} wheels of torch {} ship {}{}", r.variant, r.version.str(), list, r.ptx ? " + PTX" : ""),
-          fmt::format("GPU compute capability {}", cc->major_minor().str())};
+    if (!shipped || knowledge::kernels_for(*shipped->sm, shipped->ptx, g) != knowledge::KernelMatch::none) continue;
+    Finding x;
+    x.title = shipped->title;
+    x.evidence = {fmt::format("{} ship {}{}", shipped->wheels, knowledge::sm_list_words(*shipped->sm),
+                              shipped->ptx ? " + PTX" : ""),
+                  fmt::format("GPU compute capability {}", cc->major_minor().str())};
+    // The plan for this machine's reinstall, made only when the finding stands.
+    if (f.framework == "pytorch")
       x.fix = {shell_word(c.os, f.env->interpreter) + " -m pip uninstall -y torch torchvision torchaudio"};
-      for (auto& l : reinstall_lines(c, "pytorch", *f.env)) x.fix.push_back(l);
-      x.frameworks = {"pytorch"};
-      x.python = f.env->interpreter;
-      out.push_back(std::move(x));
-      break;
-    }
+    for (auto& l : reinstall_lines(c, f.framework, *f.env)) x.fix.push_back(l);
+    x.frameworks = {f.framework};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
   }
   return out;
 }
