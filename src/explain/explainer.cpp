@@ -20,8 +20,9 @@
 namespace gpuready::explain {
 
 struct Explainer::Impl {
-  explicit Impl(const knowledge::Compat& kk) : k(kk) {}
+  explicit Impl(const knowledge::Compat& kk) : k(kk), library_names(kk) {}
   const knowledge::Compat& k;
+  LibraryNameDecoder library_names;
 
   struct Sig {
     Sig(const knowledge::ErrorSignatureRow* r, std::unique_ptr<Pattern> p, bool m) : row(r), multiline(m), re_(std::move(p)) {
@@ -346,56 +347,55 @@ std::vector<std::string> name_shapes(const std::string& column) {
   return out;
 }
 
+LibraryNameDecoder::LibraryNameDecoder(const knowledge::Compat& k) : k_(k) {
+  for (const auto& row : k.library_stems) {
+    for (const bool win : {false, true})
+      for (const std::string& p : name_shapes(win ? row.windows_pattern : row.linux_pattern)) {
+        const size_t v = p.find("{v}");
+        if (v == std::string::npos) shapes_.push_back({&row, win, false, p, ""});
+        else shapes_.push_back({&row, win, true, p.substr(0, v), p.substr(v + 3)});
+      }
+    // "libcudart.so" (unversioned, a development name) for a "libcudart.so.{v}" row.
+    const std::string p = parse::ascii_lower(row.linux_pattern);
+    const size_t v = p.find(".{v}");
+    if (v != std::string::npos && v + 4 == p.size()) unversioned_.emplace_back(p.substr(0, v), &row);
+  }
+}
+
 std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::string_view file) {
+  return LibraryNameDecoder(k).decode(file);
+}
+
+std::optional<LibraryName> LibraryNameDecoder::decode(std::string_view file) const {
+  const knowledge::Compat& k = k_;
   const std::string base = path_file_name(std::string(file));
   const std::string lower = parse::ascii_lower(base);
   std::optional<LibraryName> best;
   size_t best_fixed = 0;  // the longest fixed part wins: cudnn_cnn_infer64_8 over cudnn64_8
-  for (const auto& row : k.library_stems) {
-    for (const bool win : {false, true}) {
-     for (const std::string& p : name_shapes(win ? row.windows_pattern : row.linux_pattern)) {
-      const size_t v = p.find("{v}");
-      std::string version;
-      size_t fixed = p.size();
-      if (v == std::string::npos) {
-        if (lower != p) {
-          // "libcudart.so" (unversioned) for a "libcudart.so.{v}" row is handled below
-          continue;
-        }
-      } else {
-        const std::string pre = p.substr(0, v), post = p.substr(v + 3);
-        fixed = pre.size() + post.size();
-        if (lower.size() < fixed || lower.compare(0, pre.size(), pre) != 0 ||
-            lower.compare(lower.size() - post.size(), post.size(), post) != 0)
-          continue;
-        version = base.substr(pre.size(), lower.size() - fixed);
-        if (version.empty() || !std::all_of(version.begin(), version.end(), [](char c) { return parse::is_digit(c) || c == '.'; }))
-          continue;
-      }
-      if (best && fixed <= best_fixed) continue;
-      LibraryName n;
-      n.file = base;
-      n.stem = row.stem;
-      n.component = row.component;
-      n.kind = row.kind;
-      n.version = version;
-      n.windows = win;
-      n.row = &row;
-      best = std::move(n);
-      best_fixed = fixed;
-     }
+  for (const Shape& s : shapes_) {
+    std::string version;
+    size_t fixed = s.pre.size() + s.post.size();
+    if (!s.versioned) {
+      if (lower != s.pre) continue;
+    } else {
+      if (lower.size() < fixed || lower.compare(0, s.pre.size(), s.pre) != 0 ||
+          lower.compare(lower.size() - s.post.size(), s.post.size(), s.post) != 0)
+        continue;
+      version = base.substr(s.pre.size(), lower.size() - fixed);
+      if (version.empty() || !std::all_of(version.begin(), version.end(), [](char c) { return parse::is_digit(c) || c == '.'; }))
+        continue;
     }
+    if (best && fixed <= best_fixed) continue;
+    const auto& row = *s.row;
+    best = LibraryName{base, row.stem, row.component, row.kind, version, "", s.windows, &row};
+    best_fixed = fixed;
   }
   if (!best) {
-    // An unversioned development name ("libcudart.so") for a versioned row.
-    for (const auto& row : k.library_stems) {
-      const std::string p = parse::ascii_lower(row.linux_pattern);
-      const size_t v = p.find(".{v}");
-      if (v != std::string::npos && v + 4 == p.size() && lower == p.substr(0, v)) {
-        best = LibraryName{base, row.stem, row.component, row.kind, "", "", false, &row};
+    for (const auto& [name, row] : unversioned_)
+      if (lower == name) {
+        best = LibraryName{base, row->stem, row->component, row->kind, "", "", false, row};
         break;
       }
-    }
   }
   if (!best) return std::nullopt;
   LibraryName& n = *best;
@@ -1054,7 +1054,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
                                      L.lower.find("no such file or directory") == std::string::npos ||
                                      L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos;
         auto memo = decoded_names.find(primary->name);  // a log names the same few libraries again and again
-        if (memo == decoded_names.end()) memo = decoded_names.emplace(primary->name, decode_library_name(m.k, primary->name)).first;
+        if (memo == decoded_names.end()) memo = decoded_names.emplace(primary->name, m.library_names.decode(primary->name)).first;
         const std::optional<LibraryName>& decoded = memo->second;
         std::vector<std::string> cuda_mix_roots;  // conditions a version mix of CUDA parts adds
         if (explicit_phrase && (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {

@@ -87,4 +87,21 @@ struct LibraryName {
 };
 std::optional<LibraryName> decode_library_name(const knowledge::Compat& k, std::string_view file);
 
+// The same with library_stems.csv's file-name shapes read once (an Explainer decodes many names).
+class LibraryNameDecoder {
+ public:
+  explicit LibraryNameDecoder(const knowledge::Compat& k);
+  [[nodiscard]] std::optional<LibraryName> decode(std::string_view file) const;
+
+ private:
+  struct Shape {
+    const knowledge::LibraryStemRow* row;
+    bool windows, versioned;
+    std::string pre, post;  // the lower-case name around "{v}" (all of it in pre when unversioned)
+  };
+  const knowledge::Compat& k_;
+  std::vector<Shape> shapes_;  // in table order, Linux before Windows: the first longest match wins
+  std::vector<std::pair<std::string, const knowledge::LibraryStemRow*>> unversioned_;
+};
+
 }  // namespace gpuready::explain

@@ -51,13 +51,22 @@ void LiteralSet::build() {
   pending_.clear();
   pending_ids_.clear();
   if (nodes_.size() >= (size_t{1} << 30)) throw std::length_error("LiteralSet: too many literal bytes");
+  if (nodes_.size() * 2 <= 0xffff)
+    fill_table(next16_, children);  // most sets: half the bytes to write and to read
+  else
+    fill_table(next_, children);
+}
+
+template <typename T>
+void LiteralSet::fill_table(std::vector<T>& next, const std::vector<std::vector<std::pair<uint8_t, int32_t>>>& children) {
   // Breadth first, each node's row is its fail node's row (already complete) with its own
   // children written over it: the full transition table, one copy per node. A move is stored
   // flagged, (node << 1) | 1 when a literal ends at that node or on its fail chain; a node's fail
   // node is shallower, so its links are known when the node is reached.
+  const size_t k = classes_;
   auto flagged = [&](int32_t to) {
     const Node& n = nodes_[static_cast<size_t>(to)];
-    return (to << 1) | ((n.out >= 0 || n.dict_link > 0) ? 1 : 0);
+    return static_cast<T>((to << 1) | ((n.out >= 0 || n.dict_link > 0) ? 1 : 0));
   };
   auto link = [&](int32_t v, int32_t fail) {
     Node& n = nodes_[static_cast<size_t>(v)];
@@ -65,27 +74,23 @@ void LiteralSet::build() {
     const Node& f = nodes_[static_cast<size_t>(fail)];
     n.dict_link = f.out >= 0 ? fail : f.dict_link;
   };
-  next_.assign(nodes_.size() * k, 0);
+  next.assign(nodes_.size() * k, 0);
   std::queue<size_t> q;
   for (const auto& [c, v] : children[0]) {
     link(v, 0);
-    next_[c] = flagged(v);
+    next[c] = flagged(v);
     q.push(static_cast<size_t>(v));
   }
   while (!q.empty()) {
     const size_t u = q.front();
     q.pop();
-    int32_t* row = &next_[u * k];
-    std::copy_n(&next_[static_cast<size_t>(nodes_[u].fail) * k], k, row);
+    T* row = &next[u * k];
+    std::copy_n(&next[static_cast<size_t>(nodes_[u].fail) * k], k, row);
     for (const auto& [c, v] : children[u]) {
-      link(v, row[c] >> 1);  // the fail node's move on c
+      link(v, static_cast<int32_t>(row[c] >> 1));  // the fail node's move on c
       row[c] = flagged(v);
       q.push(static_cast<size_t>(v));
     }
-  }
-  if (nodes_.size() * 2 <= 0xffff) {
-    next16_.assign(next_.begin(), next_.end());
-    next_ = {};
   }
 }
 

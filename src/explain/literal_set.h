@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpuready::explain {
@@ -50,11 +51,13 @@ class LiteralSet {
   size_t classes_ = 1;
   std::vector<Node> nodes_;
   // node * classes_ + class -> (node << 1) | 1 when that node ends a literal or has one on its
-  // fail chain, so the scan reads only this table for the usual byte that completes nothing
-  // (-1 while building the trie, plain node numbers until the flags are set).
+  // fail chain, so the scan reads only this table for the usual byte that completes nothing.
+  // In 16 bits when the node numbers fit (most sets), else 32: one of the two is filled.
   std::vector<int32_t> next_;
-  std::vector<uint16_t> next16_;  // the same table in half the bytes when it fits (most sets)
+  std::vector<uint16_t> next16_;
   // Calls on_hit(end, output) for each literal found, in text order, until it returns false.
+  template <typename T>
+  void fill_table(std::vector<T>& next, const std::vector<std::vector<std::pair<uint8_t, int32_t>>>& children);
   template <typename OnHit>
   void walk(std::string_view lower_text, OnHit on_hit) const;
   template <typename T, typename OnHit>

@@ -2,6 +2,7 @@
 #include "explain/log_text.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "parse/ascii.h"
 
@@ -103,23 +104,20 @@ std::vector<LogLine> split_log(std::string_view text) {
       lines.push_back(std::move(l));
     }
   };
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      emit(i);
-      start = i + 1;
-      ++number;
-    } else if (c == '\r') {
-      emit(i);
-      start = i + 1;
-      if (i + 1 < text.size() && text[i + 1] == '\n') {
-        ++i;
-        start = i + 1;
-        ++number;
-      }
+  // Line ends found with memchr: '\n' ends a line; a '\r' inside one (Keras' progress bar) ends a
+  // piece of it, shown with the same line number.
+  while (start < text.size()) {
+    const void* nl = std::memchr(text.data() + start, '\n', text.size() - start);
+    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
+    for (const void* cr; (cr = std::memchr(text.data() + start, '\r', end - start)) != nullptr;) {
+      const size_t at = static_cast<size_t>(static_cast<const char*>(cr) - text.data());
+      emit(at);
+      start = at + 1;
     }
+    emit(end);
+    start = end + 1;
+    ++number;
   }
-  if (start < text.size()) emit(text.size());
   return lines;
 }
 

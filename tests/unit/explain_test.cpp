@@ -15,6 +15,7 @@
 #include "explain/literal_set.h"
 #include "explain/log_text.h"
 #include "explain/pattern.h"
+#include "parse/ascii.h"
 #include "platform/os.h"
 
 using namespace gpuready;
@@ -90,6 +91,21 @@ bool pattern_matches(const knowledge::ErrorSignatureRow& r, const std::string& t
     if (const auto m = re->search(window); m && m->begin < lines[i].text.size()) return true;
   }
   return false;
+}
+
+TEST(Explain, LogLinesKeepTheirNumbersAcrossCarriageReturns) {
+  // CRLF ends one line; a lone CR (a progress bar redrawn) ends a piece of the same line; blank
+  // and white-space-only lines are dropped but counted.
+  const auto lines = explain::split_log("A\r\nEpoch 1\rEpoch 2 Error\n  \n\nlast");
+  ASSERT_EQ(lines.size(), 4u);
+  const std::vector<std::pair<std::string, size_t>> want = {{"A", 1}, {"Epoch 1", 2}, {"Epoch 2 Error", 2}, {"last", 5}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(lines[i].text, want[i].first);
+    EXPECT_EQ(lines[i].lower, gpuready::parse::ascii_lower(want[i].first));
+    EXPECT_EQ(lines[i].number, want[i].second);
+  }
+  EXPECT_TRUE(explain::split_log("").empty());
+  EXPECT_EQ(explain::split_log("x\n").size(), 1u);
 }
 
 TEST(Explain, EverySignatureMatchesItsRealReports) {

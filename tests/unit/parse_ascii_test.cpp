@@ -26,6 +26,15 @@ TEST(Ascii, CaseFolding) {
   EXPECT_EQ(ascii_lower("CUDART64_110.DLL"), "cudart64_110.dll");
   // Only ASCII letters fold: "É" (C3 89) stays as it is.
   EXPECT_EQ(ascii_lower("\xC3\x89X"), "\xC3\x89x");
+  // Every byte value, at every offset of the eight-byte steps and of the tail, folds as to_lower does.
+  for (int b = 0; b < 256; ++b)
+    for (size_t at = 0; at < 19; ++at) {
+      std::string in(19, 'Q');
+      in[at] = static_cast<char>(b);
+      std::string want = in;
+      for (char& c : want) c = gpuready::parse::to_lower(c);
+      ASSERT_EQ(ascii_lower(in), want) << "byte " << b << " at " << at;
+    }
   EXPECT_FALSE(iequals("\xC3\x89", "\xC3\xA9"));
 }
 
