@@ -781,6 +781,66 @@ Match code_match(const knowledge::ErrorCodeRow& r, const std::vector<std::string
   return x;
 }
 
+// Where the paste ran changes what a plain condition means there: no driver, no GPU or no
+// libcuda inside a container is a container the runtime did not give the GPU to; under WSL 2 a
+// missing libcuda is WSL's /usr/lib/wsl/lib not on the loader's path, and a driver or GPU that
+// cannot be reached is WSL not exposing the GPU. The setting is read from the paste's own words.
+struct Setting {
+  const char* condition;               // what the root cause becomes there (VOCAB.md)
+  std::vector<const char*> clues;      // words of the paste that say where it ran (lower case)
+  std::vector<const char*> sharpens;   // root tokens it applies to
+  const char* why;
+  const char* fix;
+};
+
+const std::vector<Setting>& settings() {
+  static const std::vector<const char*> wsl = {"/usr/lib/wsl/", "microsoft-standard-wsl", "wsl2", "wsl 2", "(wsl)", " wsl ", "wsl:"};
+  static const std::vector<const char*> no_device = {"driver-not-loaded", "no-gpu-visible", "gpu-init-failed", "cudaErrorNoDevice",
+                                                     "CUDA_ERROR_NO_DEVICE", "NVML_ERROR_DRIVER_NOT_LOADED"};
+  static const std::vector<Setting> table = {
+      {"wsl-libcuda", wsl, {"libcuda.so", "libcuda.so.1"},
+       "under WSL 2 libcuda comes from Windows' driver as /usr/lib/wsl/lib/libcuda.so.1, which the loader did not find",
+       "Under WSL 2: ls -l /usr/lib/wsl/lib/libcuda* ; export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or add the folder "
+       "to /etc/ld.so.conf.d and run sudo ldconfig); do not install a Linux NVIDIA driver inside WSL"},
+      {"wsl-gpu-blocked", wsl, no_device,
+       "under WSL 2 the GPU is Windows' (the Linux side has no NVIDIA kernel driver): WSL is not exposing it",
+       "Under WSL 2: update the Windows NVIDIA driver and WSL (wsl --update, then wsl --shutdown); nvidia-smi must work in Windows "
+       "first; remove any Linux nvidia-driver / nvidia-utils package installed inside WSL"},
+      {"container-no-gpu",
+       {"docker run", "docker: error response from daemon", "docker exec", "docker compose", "podman ", "kubectl", "kubelet", "enroot",
+        "pyxis", "apptainer", "singularity", "nvidia-container-cli", "oci runtime", "containerd"},
+       {"driver-not-loaded", "no-gpu-visible", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "NVML_ERROR_LIBRARY_NOT_FOUND",
+        "NVML_ERROR_DRIVER_NOT_LOADED", "libcuda.so", "libcuda.so.1", "libnvidia-ml.so.1"},
+       "inside a container the driver and the GPU are the host's, passed in by the NVIDIA container runtime: this container did not get them",
+       "Run the container with the GPU: docker run --gpus all ... (podman: --device nvidia.com/gpu=all; Kubernetes: a "
+       "nvidia.com/gpu limit and the device plugin) ;; Check the host first: nvidia-smi on the host, then nvidia-ctk runtime "
+       "configure --runtime=docker and restart the daemon"},
+  };
+  return table;
+}
+
+void apply_setting(Match& root, const std::string& lower_paste) {
+  for (const Setting& s : settings()) {
+    if (std::find(root.root.begin(), root.root.end(), s.condition) != root.root.end()) return;
+    const bool sharpened = std::any_of(root.root.begin(), root.root.end(), [&](const std::string& t) {
+      return std::any_of(s.sharpens.begin(), s.sharpens.end(), [&](const char* w) { return t == w; });
+    });
+    if (!sharpened) continue;
+    const char* clue = nullptr;
+    for (const char* c : s.clues)
+      if (lower_paste.find(c) != std::string::npos) {
+        clue = c;
+        break;
+      }
+    if (!clue) continue;
+    root.root.insert(root.root.begin(), s.condition);
+    root.evidence.push_back(fmt::format("where it ran: your text says \"{}\": {}", parse::trim(clue), s.why));
+    auto lines = knowledge::split_fix(s.fix);
+    root.fix.insert(root.fix.begin(), lines.begin(), lines.end());
+    return;
+  }
+}
+
 }  // namespace
 
 std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* machine) const {
@@ -1265,7 +1325,10 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       if (!o.harmless && o.tier >= min_tier && (!root || o.line < root->line)) root = &o;
     if (root) break;
   }
-  if (root) root->root_cause = true;
+  if (root) {
+    root->root_cause = true;
+    apply_setting(*root, lower_text());
+  }
   std::stable_sort(out.begin(), out.end(), [](const Match& a, const Match& b) {
     auto rank = [](const Match& x) { return x.root_cause ? 0 : x.harmless ? 2 : 1; };
     return rank(a) < rank(b);

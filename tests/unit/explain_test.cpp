@@ -681,6 +681,45 @@ TEST(ExplainCodes, AnXidCausedByAPreviousXidIsThePrevious) {
 }
 
 // Pasted through chat or a web page, ' and " become typographic quotes; the signatures still match.
+TEST(ExplainStory, WhereThePasteRanSharpensTheCondition) {
+  const std::string no_driver =
+      "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
+      "from http://www.nvidia.com/Download/index.aspx";
+  auto root_of = [](const std::vector<explain::Match>& m) {
+    for (const auto& x : m)
+      if (x.root_cause) return x;
+    return explain::Match{};
+  };
+  auto has = [](const explain::Match& m, const std::string& t) { return std::find(m.root.begin(), m.root.end(), t) != m.root.end(); };
+  // Alone: the driver is not loaded, and nothing more is claimed.
+  const auto plain = root_of(ex().explain(no_driver));
+  EXPECT_TRUE(has(plain, "driver-not-loaded"));
+  EXPECT_FALSE(has(plain, "container-no-gpu"));
+  EXPECT_FALSE(has(plain, "wsl-gpu-blocked"));
+  // In a container: the container did not get the GPU, said first, with the words that showed it and the fix.
+  const auto docker = root_of(ex().explain("$ docker run --rm -it pytorch/pytorch python train.py\n" + no_driver));
+  ASSERT_FALSE(docker.root.empty());
+  EXPECT_EQ(docker.root.front(), "container-no-gpu");
+  EXPECT_TRUE(has(docker, "driver-not-loaded"));
+  std::string ev;
+  for (const auto& e : docker.evidence) ev += e + "\n";
+  EXPECT_NE(ev.find("your text says \"docker run\""), std::string::npos) << ev;
+  ASSERT_FALSE(docker.fix.empty());
+  EXPECT_NE(docker.fix.front().find("--gpus all"), std::string::npos);
+  // Under WSL 2: WSL is not exposing the GPU.
+  const auto wsl = root_of(ex().explain("Linux pc 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n" + no_driver));
+  ASSERT_FALSE(wsl.root.empty());
+  EXPECT_EQ(wsl.root.front(), "wsl-gpu-blocked");
+  // A condition the setting does not change stays as it is.
+  const auto oom = root_of(ex().explain("$ docker run --gpus all img\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"));
+  EXPECT_TRUE(has(oom, "out-of-memory"));
+  EXPECT_FALSE(has(oom, "container-no-gpu"));
+  // A word that only contains a clue ("dockerfile", "awsl") is not a setting.
+  const auto near = root_of(ex().explain("Step 3/9 : RUN make -f Dockerfile.gpu awsl\n" + no_driver));
+  EXPECT_FALSE(has(near, "container-no-gpu"));
+  EXPECT_FALSE(has(near, "wsl-gpu-blocked"));
+}
+
 TEST(ExplainStory, TypographicQuotesAreReadAsTheProgramsOwn) {
   const auto m = ex().explain(
       "Specified provider \xe2\x80\x98" "CUDAExecutionProvider\xe2\x80\x99 is not in available provider names. Available "
