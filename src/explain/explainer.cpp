@@ -658,6 +658,13 @@ bool says_failure(const LogLine& L, int level) {
   for (const char* w : strong)
     if (L.lower.find(w) != std::string::npos) return true;
   if (level == 1) return false;
+  // A warning that says how the program goes on reports a fallback, not a failure: "FP16 is not
+  // supported on CPU; using FP32 instead", "only supported for CUDA ... Disabling it", "has no effect".
+  static const char* const goes_on[] = {"instead", "disabling it", "falling back", "fall back to", "proceeding without",
+                                        "has no effect", "will be ignored", "defaulting to"};
+  if (level == 2)
+    for (const char* g : goes_on)
+      if (L.lower.find(g) != std::string::npos) return false;
   for (const char* w : weak)
     if (L.lower.find(w) != std::string::npos) return true;
   return false;

@@ -515,7 +515,10 @@ TEST(ExplainLibraries, FilesThatAreNotLibrariesStayUnclaimed) {
 TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
   for (const char* t : {"W0821 08:49:41.251296 104802 server.cc:208] using the slower allocator for pinned buffers",
                         "2024-01-01 10:00:00.123456: I tensorflow/core/foo.cc:12] failed to find optional plugin foo, continuing",
-                        "/usr/lib/python3/dist-packages/foo/bar.py:12: FutureWarning: `baz` is deprecated, use `qux`\n  warnings.warn("}) {
+                        "/usr/lib/python3/dist-packages/foo/bar.py:12: FutureWarning: `baz` is deprecated, use `qux`\n  warnings.warn(",
+                        // a warning that says how it goes on is a fallback, whatever it says is not supported
+                        "foo.py:35 WARNING -> Quux is not supported on this device; using the reference path instead",
+                        "WARNING 02-06 00:09:43 config.py:380] Frobbing is only supported for X, Y. Disabling it for other platforms."}) {
     const auto m = ex().explain(t);
     ASSERT_EQ(m.size(), 1u) << t << ": " << roots(m);
     EXPECT_EQ(m.front().code, "log.notice") << t;
@@ -523,7 +526,10 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
   }
   for (const char* t : {"W0821 08:49:41.251296 104802 server.cc:208] failed to load foo",
                         "2024-01-01 10:00:00.123456: I tensorflow/core/foo.cc:12] Error in bar",
-                        "something happened in the model", "WARNING: it works\nTraceback (most recent call last):"})
+                        "something happened in the model", "WARNING: it works\nTraceback (most recent call last):",
+                        // without a way on, "not supported" at warning level still counts; "instead" does not excuse an error
+                        "WARNING 02-06 00:09:43 config.py:380] Frobbing is not supported on this device",
+                        "W0821 08:49:41.251296 104802 server.cc:208] Error: frob failed, using nothing instead"})
     EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
 }
 
