@@ -788,6 +788,86 @@ Match code_match(const knowledge::ErrorCodeRow& r, const std::vector<std::string
   return x;
 }
 
+// A failure line nobody catalogued still names its condition by the words it uses: "Your GPU
+// (compute capability 3.5) is not supported", "the NVIDIA driver on this machine is too old",
+// "failed to allocate 2 GiB of GPU memory", "permission denied: /dev/nvidiactl". Each topic is
+// what happened (one of `says`) and what it happened to (one of each `about` group); topics are
+// tried in order, and only on a line that says something failed.
+struct ConditionTopic {
+  const char* code;
+  const char* condition;
+  std::vector<const char*> says;
+  std::vector<std::vector<const char*>> about;
+  const char* title;
+  const char* fix;
+};
+
+const std::vector<ConditionTopic>& condition_topics() {
+  static const std::vector<ConditionTopic> topics = {
+      {"words.arch-unsupported", "arch-unsupported",
+       {"not supported", "unsupported", "not compatible", "incompatible", "no kernel image", "no binary for", "no kernels for",
+        "not built for", "requires compute capability", "minimum compute capability", "minimum cuda capability",
+        "too old to be supported", "is too old"},
+       {{"compute capability", "cuda capability", "sm_", "gfx", "gpu architecture", "gpu arch", "cuda arch"}},
+       "The build has no code for this GPU's architecture (compute capability or gfx target)",
+       "Install a build of the program that includes this GPU's architecture (the framework's wheel for a CUDA/ROCm "
+       "release that supports it), or build it from source for it (TORCH_CUDA_ARCH_LIST / CMAKE_CUDA_ARCHITECTURES / "
+       "--offload-arch) ;; gpuready probe shows the GPU's compute capability; gpuready plan names a stack that supports it"},
+      {"words.driver-too-old", "driver-too-old",
+       {"too old", "insufficient", "older than", "is outdated", "update your", "upgrade your", "newer driver",
+        "minimum required driver", "requires driver", "requires a newer", "not supported by the driver",
+        "not supported by your driver", "driver does not support", "please update"},
+       {{"driver"}, {"nvidia", "cuda", "gpu", "rocm", "amdgpu"}},
+       "The GPU driver is older than the program's CUDA/ROCm release needs",
+       "Update the GPU driver to a branch that supports the program's CUDA release (gpuready plan shows the minimum), or "
+       "install a build of the program for an older CUDA release that this driver supports"},
+      {"words.out-of-memory", "out-of-memory",
+       {"out of memory", "not enough memory", "insufficient memory", "failed to allocate", "oom when allocating",
+        "outofmemory", "memory allocation failed", "cannot allocate", "exceeds available", "exceeds the available"},
+       {{"cuda", "gpu", "vram", "device memory", "hip", "rocm", "cudnn", "cublas", "video memory", "dedicated memory"}},
+       "The GPU ran out of memory",
+       "Use a smaller batch, sequence length or model (or quantise it) ;; Close other processes on the GPU (nvidia-smi "
+       "lists them) ;; PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation; TensorFlow/JAX: "
+       "allow memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false)"},
+      {"words.nvidia-device-permission", "nvidia-device-permission",
+       {"permission denied", "operation not permitted", "access denied", "not permitted"},
+       {{"/dev/nvidia"}},
+       "The process may not open the NVIDIA device nodes (/dev/nvidia*)",
+       "Check ls -l /dev/nvidia*: the nodes must be readable and writable by the user (mode 0666, or the group the user "
+       "is in) ;; In containers pass the devices in (--gpus all / CDI); with SELinux, label them (container_file_t)"},
+      {"words.rocm-permission", "rocm-permission",
+       {"permission denied", "operation not permitted", "access denied", "not permitted"},
+       {{"/dev/kfd", "/dev/dri"}},
+       "The process may not open the AMD GPU device nodes (/dev/kfd, /dev/dri/render*)",
+       "sudo usermod -aG render,video $USER, then log in again ;; In containers: --device=/dev/kfd --device=/dev/dri "
+       "--group-add video --group-add render"},
+  };
+  return topics;
+}
+
+std::optional<Match> condition_from_words(const LogLine& L) {
+  if (!says_failure(L, notice_level(L))) return std::nullopt;
+  auto any = [&](const std::vector<const char*>& words) {
+    return std::any_of(words.begin(), words.end(), [&](const char* w) { return L.lower.find(w) != std::string::npos; });
+  };
+  for (const ConditionTopic& t : condition_topics()) {
+    if (!any(t.says) || !std::all_of(t.about.begin(), t.about.end(), any)) continue;
+    Match x;
+    x.code = t.code;
+    x.title = t.title;
+    x.cause = "No catalogue entry has this wording; the line's own words say what happened and to what, and that names the "
+              "condition. Read the line itself for the details it gives.";
+    x.fix = knowledge::split_fix(t.fix);
+    x.root = {t.condition};
+    x.line = L.number;
+    x.tier = 2;
+    x.evidence.push_back("your text: " + shown(L.text));
+    x.evidence.push_back(fmt::format("decoded: the words of the line name {}", t.condition));
+    return x;
+  }
+  return std::nullopt;
+}
+
 // Where the paste ran changes what a plain condition means there: no driver, no GPU or no
 // libcuda inside a container is a container the runtime did not give the GPU to; under WSL 2 a
 // missing libcuda is WSL's /usr/lib/wsl/lib not on the loader's path, and a driver or GPU that
@@ -1253,14 +1333,17 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
       // A generic signature ("Unable to initialize backend 'cuda': ...") whose line also names two
       // versions that disagree takes their cause.
-      if (s.tier == 0 && !s.harmless && code_matches.empty() && !lib_found)
-        if (auto v = version_disagreement(L)) {
+      if (s.tier == 0 && !s.harmless && code_matches.empty() && !lib_found) {
+        auto v = version_disagreement(L);
+        if (!v) v = condition_from_words(L);  // or whose words name a condition
+        if (v) {
           s.root.insert(s.root.begin(), v->root.begin(), v->root.end());
           s.evidence.push_back(v->evidence.back());
           s.fix.insert(s.fix.begin(), v->fix.begin(), v->fix.end());
           s.title = v->title;
           s.tier = v->tier;
         }
+      }
       if (!s.harmless) judge_versions(m.k, s);
       if (machine && !s.harmless) {
         const bool about_driver = std::find(s.root.begin(), s.root.end(), "driver-too-old") != s.root.end() ||
@@ -1276,6 +1359,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       for (auto& x : code_matches) found.push_back({std::move(x)});
     } else if (auto v = version_disagreement(L)) {
       found.push_back({std::move(*v)});
+    } else if (auto w = condition_from_words(L)) {
+      found.push_back({std::move(*w)});
     }
   }
 

@@ -726,6 +726,32 @@ TEST(ExplainStory, WhereThePasteRanSharpensTheCondition) {
   EXPECT_FALSE(has(near, "wsl-gpu-blocked"));
 }
 
+TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
+  const std::vector<std::pair<const char*, const char*>> fires = {
+      {"FooLibError: Your GPU (compute capability 3.5) is not supported by this build of FooLib", "arch-unsupported"},
+      {"FooLib: the NVIDIA driver installed on this machine is too old for this release", "driver-too-old"},
+      {"FooError: failed to allocate 2.00 GiB of GPU memory for the frob buffer", "out-of-memory"},
+      {"fooctl: open /dev/nvidiactl: permission denied", "nvidia-device-permission"},
+      {"fooctl: cannot open /dev/kfd: Permission denied", "rocm-permission"}};
+  for (const auto& [text, condition] : fires) {
+    const auto m = ex().explain(text);
+    ASSERT_FALSE(m.empty()) << text;
+    EXPECT_TRUE(m.front().root_cause) << text;
+    EXPECT_EQ(m.front().code, std::string("words.") + condition) << text;
+    ASSERT_FALSE(m.front().root.empty());
+    EXPECT_EQ(m.front().root.front(), condition) << text;
+    EXPECT_FALSE(m.front().fix.empty()) << text;
+  }
+  // The same words about something else, or on a line that does not say something failed, claim nothing.
+  for (const char* text : {"ValueError: model architecture llama4 is not supported", "ERROR: the ODBC driver is too old",
+                           "INFO: compute capability 8.6 is supported", "MemoryError: failed to allocate 2 GiB for the array",
+                           "open /home/me/data.csv: permission denied"}) {
+    const auto m = ex().explain(text);
+    EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
+        << text << ": " << roots(m);
+  }
+}
+
 TEST(ExplainStory, TypographicQuotesAreReadAsTheProgramsOwn) {
   const auto m = ex().explain(
       "Specified provider \xe2\x80\x98" "CUDAExecutionProvider\xe2\x80\x99 is not in available provider names. Available "
