@@ -829,6 +829,27 @@ const std::vector<ConditionTopic>& condition_topics() {
        "Use a smaller batch, sequence length or model (or quantise it) ;; Close other processes on the GPU (nvidia-smi "
        "lists them) ;; PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation; TensorFlow/JAX: "
        "allow memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false)"},
+      {"words.no-gpu-visible", "no-gpu-visible",
+       {"no cuda gpus are available", "no cuda-capable device", "no gpu found", "no gpus found", "no gpu was found",
+        "no gpus were found", "no gpu detected", "no gpus detected", "no nvidia gpu", "could not find any gpu",
+        "could not find a gpu", "found no gpu", "no compatible gpu", "no supported gpu", "no cuda devices", "gpu not found",
+        "no gpu available", "no gpus available", "no visible gpu", "no visible cuda device"},
+       {},
+       "The process sees no GPU",
+       "Check that the GPU is there and the driver loaded: nvidia-smi (AMD: rocm-smi) ;; Check CUDA_VISIBLE_DEVICES / "
+       "HIP_VISIBLE_DEVICES is not empty or wrong ;; In a container pass the GPU in (docker run --gpus all; Kubernetes: a "
+       "nvidia.com/gpu limit) ;; A CPU-only build of the framework also sees none: gpuready doctor says which is installed"},
+      {"words.nccl-shm", "nccl-shm",
+       {"no space left", "bus error", "too small", "insufficient", "cannot allocate", "exceeds", "failed to extend"},
+       {{"/dev/shm", "shm size", "shm-size", "shm_size"}, {"nccl"}},
+       "NCCL ran out of shared memory (/dev/shm)",
+       "Docker: --ipc=host or --shm-size=16g (Kubernetes: an emptyDir with medium: Memory at /dev/shm) ;; df -h /dev/shm"},
+      {"words.dataloader-shm", "dataloader-shm",
+       {"no space left", "bus error", "too small", "insufficient", "cannot allocate", "exceeds", "failed to extend"},
+       {{"/dev/shm", "shm size", "shm-size", "shm_size"}},
+       "The process ran out of shared memory (/dev/shm), which DataLoader workers and other processes use to pass data",
+       "Docker: --ipc=host or --shm-size=16g (Kubernetes: an emptyDir with medium: Memory at /dev/shm) ;; Or fewer "
+       "DataLoader workers (num_workers) ;; df -h /dev/shm"},
       {"words.nvidia-device-permission", "nvidia-device-permission",
        {"permission denied", "operation not permitted", "access denied", "not permitted"},
        {{"/dev/nvidia"}},

@@ -732,7 +732,9 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"FooLib: the NVIDIA driver installed on this machine is too old for this release", "driver-too-old"},
       {"FooError: failed to allocate 2.00 GiB of GPU memory for the frob buffer", "out-of-memory"},
       {"fooctl: open /dev/nvidiactl: permission denied", "nvidia-device-permission"},
-      {"fooctl: cannot open /dev/kfd: Permission denied", "rocm-permission"}};
+      {"fooctl: cannot open /dev/kfd: Permission denied", "rocm-permission"},
+      {"FooRuntimeError: no GPU found on this host", "no-gpu-visible"},
+      {"fooloader: worker 3 died with a bus error: /dev/shm is too small", "dataloader-shm"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
     ASSERT_FALSE(m.empty()) << text;
@@ -742,10 +744,16 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
     EXPECT_EQ(m.front().root.front(), condition) << text;
     EXPECT_FALSE(m.front().fix.empty()) << text;
   }
+  // A generic row's line ("NCCL WARN <anything>") takes the condition its words name.
+  const auto nccl = ex().explain("foo.cc:12 NCCL WARN could not grow /dev/shm/foo: No space left on device");
+  ASSERT_FALSE(nccl.empty());
+  ASSERT_FALSE(nccl.front().root.empty());
+  EXPECT_EQ(nccl.front().root.front(), "nccl-shm") << roots(nccl);
   // The same words about something else, or on a line that does not say something failed, claim nothing.
   for (const char* text : {"ValueError: model architecture llama4 is not supported", "ERROR: the ODBC driver is too old",
                            "INFO: compute capability 8.6 is supported", "MemoryError: failed to allocate 2 GiB for the array",
-                           "open /home/me/data.csv: permission denied"}) {
+                           "open /home/me/data.csv: permission denied", "WARNING: no GPU found, using the CPU instead",
+                           "OSError: [Errno 28] No space left on device: '/home/me/ckpt'"}) {
     const auto m = ex().explain(text);
     EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
         << text << ": " << roots(m);
