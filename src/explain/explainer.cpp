@@ -866,24 +866,48 @@ const std::vector<ConditionTopic>& condition_topics() {
   return topics;
 }
 
+// All topics' words in one automaton, so a line is read once: the id of a word is its topic
+// times 8 plus 0 for a `says` word, 1 + g for a word of `about` group g.
+const LiteralSet& condition_words() {
+  static const LiteralSet set = [] {
+    LiteralSet w;
+    const auto& topics = condition_topics();
+    for (size_t t = 0; t < topics.size(); ++t) {
+      for (const char* x : topics[t].says) w.add(x, static_cast<uint32_t>(t * 8));
+      for (size_t g = 0; g < topics[t].about.size() && g < 7; ++g)
+        for (const char* x : topics[t].about[g]) w.add(x, static_cast<uint32_t>(t * 8 + 1 + g));
+    }
+    w.build();
+    return w;
+  }();
+  return set;
+}
+
 std::optional<Match> condition_from_words(const LogLine& L) {
-  if (!says_failure(L, notice_level(L))) return std::nullopt;
-  auto any = [&](const std::vector<const char*>& words) {
-    return std::any_of(words.begin(), words.end(), [&](const char* w) { return L.lower.find(w) != std::string::npos; });
-  };
-  for (const ConditionTopic& t : condition_topics()) {
-    if (!any(t.says) || !std::all_of(t.about.begin(), t.about.end(), any)) continue;
+  const auto& topics = condition_topics();
+  std::vector<uint8_t> seen(topics.size(), 0);  // bit 0: a says word; bit 1 + g: a word of about group g
+  bool any = false;
+  for (const auto& h : condition_words().find_all(L.lower)) {
+    seen[h.id / 8] |= static_cast<uint8_t>(1u << (h.id % 8));
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  for (size_t t = 0; t < topics.size(); ++t) {
+    const ConditionTopic& topic = topics[t];
+    const auto want = static_cast<uint8_t>((1u << (1 + topic.about.size())) - 1);
+    if ((seen[t] & want) != want) continue;
+    if (!says_failure(L, notice_level(L))) return std::nullopt;
     Match x;
-    x.code = t.code;
-    x.title = t.title;
+    x.code = topic.code;
+    x.title = topic.title;
     x.cause = "No catalogue entry has this wording; the line's own words say what happened and to what, and that names the "
               "condition. Read the line itself for the details it gives.";
-    x.fix = knowledge::split_fix(t.fix);
-    x.root = {t.condition};
+    x.fix = knowledge::split_fix(topic.fix);
+    x.root = {topic.condition};
     x.line = L.number;
     x.tier = 2;
     x.evidence.push_back("your text: " + shown(L.text));
-    x.evidence.push_back(fmt::format("decoded: the words of the line name {}", t.condition));
+    x.evidence.push_back(fmt::format("decoded: the words of the line name {}", topic.condition));
     return x;
   }
   return std::nullopt;
