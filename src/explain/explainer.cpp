@@ -821,6 +821,47 @@ const std::vector<ConditionTopic>& condition_topics() {
        "The GPU driver is older than the program's CUDA/ROCm release needs",
        "Update the GPU driver to a branch that supports the program's CUDA release (gpuready plan shows the minimum), or "
        "install a build of the program for an older CUDA release that this driver supports"},
+      {"words.cpu-only-build", "cpu-only-build",
+       {"not compiled with", "built without", "compiled without", "cpu-only", "cpu only build", "no cuda support",
+        "without cuda support", "without gpu support", "not built with cuda", "not built with gpu"},
+       {{"cuda", "gpu", "rocm", "hip"}, {"torch", "tensorflow", "jax", "paddle", "mxnet", "onnxruntime", "cupy"}},
+       "A CPU-only build of the framework is installed",
+       "Install the framework's GPU build (PyTorch: the +cuXXX wheel from download.pytorch.org/whl/cuXXX; TensorFlow: "
+       "pip install tensorflow[and-cuda]; JAX: pip install jax[cuda12]) in this environment, after uninstalling the CPU one"},
+      {"words.cuda-ext-not-built", "cuda-ext-not-built",
+       {"not compiled with", "built without", "compiled without", "no cuda support", "without cuda support",
+        "without gpu support", "not built with cuda", "not built with gpu"},
+       {{"cuda", "gpu", "rocm", "hip"}},
+       "A library or extension was built without its CUDA/GPU part",
+       "Reinstall the library with its GPU build (its +cuXXX wheel, or build from source with CUDA visible: CUDA_HOME set, "
+       "FORCE_CUDA=1 where the project has it)"},
+      {"words.nccl-timeout", "nccl-timeout",
+       {"timed out", "timeout", "time out"},
+       {{"nccl", "collective", "allreduce", "all_reduce", "allgather", "watchdog", "barrier"}},
+       "A collective operation between ranks timed out",
+       "Find the rank that fell behind or died first (its own log) ;; Rerun with NCCL_DEBUG=INFO; on PCIe machines try "
+       "NCCL_P2P_DISABLE=1 ;; Raise the process-group timeout only when one rank legitimately works longer (e.g. saving)"},
+      {"words.nccl-network", "nccl-network",
+       {"connection refused", "connection reset", "no route to host", "connection closed by", "network is unreachable",
+        "connect timed out", "failed to connect", "could not connect", "unable to connect"},
+       {{"nccl", "gloo", "c10d", "rendezvous", "bootstrap", "tcpstore", "master_addr", "master_port"}},
+       "The ranks could not reach each other over the network",
+       "Check every node reaches MASTER_ADDR:MASTER_PORT (nc -zv host port) and the firewall lets the ports through ;; "
+       "Pin the interface: NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME=<interface> on every node ;; Start all ranks, the "
+       "master first"},
+      {"words.driver-not-loaded", "driver-not-loaded",
+       {"not loaded", "couldn't communicate", "could not communicate", "cannot communicate", "driver not found",
+        "not installed", "is not running", "failed to load"},
+       {{"nvidia driver", "nvidia kernel", "nvidia module", "gpu driver", "cuda driver", "display driver", "nvidia.ko"}},
+       "The NVIDIA driver is not installed or its kernel module is not loaded",
+       "Check: nvidia-smi and lsmod | grep nvidia ;; Install the driver (or reinstall it for the running kernel: DKMS) "
+       "and reboot; with Secure Boot, enrol the module's key (mokutil) or turn Secure Boot off"},
+      {"words.illegal-instruction", "illegal-instruction",
+       {"illegal instruction"},
+       {{"core dumped", "avx", "sigill"}},
+       "The CPU lacks an instruction (AVX ...) the installed build needs",
+       "Install a build made for this CPU (TensorFlow >= 1.6 needs AVX: an older CPU needs a community build or a source "
+       "build) ;; In a VM, pass the host CPU's features through (host-passthrough)"},
       {"words.out-of-memory", "out-of-memory",
        {"out of memory", "not enough memory", "insufficient memory", "failed to allocate", "oom when allocating",
         "outofmemory", "memory allocation failed", "cannot allocate", "exceeds available", "exceeds the available"},

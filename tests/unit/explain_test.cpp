@@ -734,7 +734,13 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"fooctl: open /dev/nvidiactl: permission denied", "nvidia-device-permission"},
       {"fooctl: cannot open /dev/kfd: Permission denied", "rocm-permission"},
       {"FooRuntimeError: no GPU found on this host", "no-gpu-visible"},
-      {"fooloader: worker 3 died with a bus error: /dev/shm is too small", "dataloader-shm"}};
+      {"fooloader: worker 3 died with a bus error: /dev/shm is too small", "dataloader-shm"},
+      {"FooError: no CUDA support in this torch package (a CPU-only build)", "cpu-only-build"},
+      {"FooError: frob_kernel: foolib has no CUDA support compiled in", "cuda-ext-not-built"},
+      {"RuntimeError: foo: the allreduce on rank 3 timed out after 1800 s", "nccl-timeout"},
+      {"foo: c10d rendezvous: connection refused by 10.0.0.1:29500", "nccl-network"},
+      {"fooctl: error: the NVIDIA kernel module is not loaded", "driver-not-loaded"},
+      {"Illegal instruction (core dumped)", "illegal-instruction"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
     ASSERT_FALSE(m.empty()) << text;
@@ -753,7 +759,9 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
   for (const char* text : {"ValueError: model architecture llama4 is not supported", "ERROR: the ODBC driver is too old",
                            "INFO: compute capability 8.6 is supported", "MemoryError: failed to allocate 2 GiB for the array",
                            "open /home/me/data.csv: permission denied", "WARNING: no GPU found, using the CPU instead",
-                           "OSError: [Errno 28] No space left on device: '/home/me/ckpt'"}) {
+                           "OSError: [Errno 28] No space left on device: '/home/me/ckpt'",
+                           "requests.exceptions.ConnectionError: connection refused by api.example.com",
+                           "ERROR: the download timed out", "ERROR: package foo was built without docs"}) {
     const auto m = ex().explain(text);
     EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
         << text << ": " << roots(m);
