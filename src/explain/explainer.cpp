@@ -954,6 +954,27 @@ std::optional<Match> condition_from_words(const LogLine& L) {
   return std::nullopt;
 }
 
+// The library whose API function a line calls: "cudaMallocAsync(" is the CUDA runtime's,
+// "cuMemAlloc(" the driver API's, "cusparseSpMM(" cuSPARSE's (the prefix, then a capital, then "(").
+// The first call on the line; "" when it names none.
+std::string called_family(std::string_view text) {
+  static const std::pair<const char*, const char*> prefixes[] = {
+      {"cusparse", "cusparse"}, {"cusolver", "cusolver"}, {"cublas", "cublas"}, {"cufft", "cufft"}, {"curand", "curand"},
+      {"cudnn", "cudnn"},       {"nccl", "nccl"},         {"cuda", "cuda-runtime"}, {"cu", "cuda-driver"},
+      {"hip", "hip"},           {"miopen", "miopen"},     {"rocblas", "rocblas"},  {"hipblas", "hipblas"}};
+  for (size_t p = 0; p < text.size(); ++p) {
+    if (p > 0 && (is_word_char(text[p - 1]))) continue;
+    for (const auto& [prefix, family] : prefixes) {
+      const size_t n = std::strlen(prefix);
+      if (text.compare(p, n, prefix) != 0 || p + n >= text.size() || !(text[p + n] >= 'A' && text[p + n] <= 'Z')) continue;
+      size_t e = p + n;
+      while (e < text.size() && is_word_char(text[e])) ++e;
+      if (e < text.size() && text[e] == '(') return family;
+    }
+  }
+  return "";
+}
+
 // Where the paste ran changes what a plain condition means there: no driver, no GPU or no
 // libcuda inside a container is a container the runtime did not give the GPU to; under WSL 2 a
 // missing libcuda is WSL's /usr/lib/wsl/lib not on the loader's path, and a driver or GPU that
@@ -1206,6 +1227,13 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         // A short message counts only on a line that names its library ("out of memory" alone is anyone's).
         if (h.length < 28 && !line_names_family(L, r->family)) continue;
         take(r);
+      }
+      // A message several libraries share ("operation not supported" is CUDA's and cuSPARSE's):
+      // the library whose function the line calls ("cudaMallocAsync(...) failed: ...") said it.
+      if (codes.size() > 1) {
+        const std::string caller = called_family(L.text);
+        if (!caller.empty() && std::any_of(codes.begin(), codes.end(), [&](const auto* r) { return r->family == caller; }))
+          codes.erase(std::remove_if(codes.begin(), codes.end(), [&](const auto* r) { return r->family != caller; }), codes.end());
       }
       // Messages change between releases ("all CUDA-capable devices are busy or unavailable" is
       // today's "CUDA-capable device(s) is/are busy or unavailable"): after "CUDA error:" (or

@@ -431,6 +431,19 @@ TEST(ExplainCodes, ByMessageTextAndSpellings) {
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
+TEST(ExplainCodes, AMessageLibrariesShareIsTheCalledLibrarys) {
+  auto root_has = [](const std::vector<explain::Match>& m, const std::string& t) {
+    return !m.empty() && std::find(m.front().root.begin(), m.front().root.end(), t) != m.front().root.end();
+  };
+  // "operation not supported" is the CUDA runtime's and cuSPARSE's message: the call on the line decides.
+  const auto rt = ex().explain("RuntimeError: foo/cusparse_kernels.cc:12: CUDA call cudaMallocAsync(&p, n, s) failed: operation not supported");
+  EXPECT_TRUE(root_has(rt, "cudaErrorNotSupported")) << roots(rt);
+  EXPECT_FALSE(root_has(rt, "CUSPARSE_STATUS_NOT_SUPPORTED")) << roots(rt);
+  const auto sp = ex().explain("RuntimeError: foo/cuda_ops.cc:40: cusparseSpMM(handle, ...) failed: operation not supported");
+  EXPECT_TRUE(root_has(sp, "CUSPARSE_STATUS_NOT_SUPPORTED")) << roots(sp);
+  EXPECT_FALSE(root_has(sp, "cudaErrorNotSupported")) << roots(sp);
+}
+
 TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
   const std::pair<const char*, const char*> cases[] = {
       {"ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory", "libcudnn.so.8"},
