@@ -804,6 +804,13 @@ struct ConditionTopic {
 
 const std::vector<ConditionTopic>& condition_topics() {
   static const std::vector<ConditionTopic> topics = {
+      {"words.dtype-unsupported", "dtype-unsupported",
+       {"not supported", "unsupported", "requires", "only supported", "not available"},
+       {{"bfloat16", "bf16", "fp8", "float8", "e4m3", "tf32", "int8 tensor core"},
+        {"gpu", "cuda", "compute capability", "sm_", "gfx", "hardware", "architecture"}},
+       "The GPU does not support the data type the program asked for (bfloat16 before Ampere, FP8 before Ada/Hopper ...)",
+       "Use a data type the GPU has: float16 (or float32) instead of bfloat16 on GPUs before compute capability 8.0; no "
+       "FP8 before 8.9 ;; In the framework: torch_dtype=torch.float16 / --dtype half, or turn the mixed-precision option off"},
       {"words.arch-unsupported", "arch-unsupported",
        {"not supported", "unsupported", "not compatible", "incompatible", "no kernel image", "no binary for", "no kernels for",
         "not built for", "requires compute capability", "minimum compute capability", "minimum cuda capability",
@@ -813,6 +820,14 @@ const std::vector<ConditionTopic>& condition_topics() {
        "Install a build of the program that includes this GPU's architecture (the framework's wheel for a CUDA/ROCm "
        "release that supports it), or build it from source for it (TORCH_CUDA_ARCH_LIST / CMAKE_CUDA_ARCHITECTURES / "
        "--offload-arch) ;; gpuready probe shows the GPU's compute capability; gpuready plan names a stack that supports it"},
+      {"words.cuda-toolkit-not-found", "cuda-toolkit-not-found",
+       {"not found", "could not find", "cannot find", "unable to find", "not set", "no such file", "is not installed",
+        "not installed", "failed to find"},
+       {{"nvcc", "cuda_home", "cuda toolkit", "cuda_path", "cuda_toolkit_root_dir"}},
+       "A build needs the CUDA toolkit (nvcc, headers) and found none",
+       "Install the CUDA toolkit of the CUDA version the framework was built with (conda install -c nvidia cuda-toolkit=12.x, "
+       "or NVIDIA's installer) ;; export CUDA_HOME=/usr/local/cuda-12.x and put $CUDA_HOME/bin on PATH ;; Or install a "
+       "prebuilt wheel of the package so nothing has to be compiled"},
       {"words.driver-too-old", "driver-too-old",
        {"too old", "insufficient", "older than", "is outdated", "update your", "upgrade your", "newer driver",
         "minimum required driver", "requires driver", "requires a newer", "not supported by the driver",

@@ -753,7 +753,9 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"RuntimeError: foo: the allreduce on rank 3 timed out after 1800 s", "nccl-timeout"},
       {"foo: c10d rendezvous: connection refused by 10.0.0.1:29500", "nccl-network"},
       {"fooctl: error: the NVIDIA kernel module is not loaded", "driver-not-loaded"},
-      {"Illegal instruction (core dumped)", "illegal-instruction"}};
+      {"Illegal instruction (core dumped)", "illegal-instruction"},
+      {"FooError: bf16 is not supported on this GPU (compute capability 7.5)", "dtype-unsupported"},
+      {"error: frob extension: nvcc not found; set CUDA_HOME to the CUDA toolkit", "cuda-toolkit-not-found"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
     ASSERT_FALSE(m.empty()) << text;
