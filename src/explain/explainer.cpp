@@ -496,10 +496,13 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"cuda-driver", R"(\[([0-9]{1,4})\]\s*Call to cu[A-Za-z0-9_]+ results in)", {"call to cu"}},
       {"cublas", R"(cublas(?:\s+(?:error|status))?\s*[:=]\s*([0-9]{1,2})\b)", {"cublas"}},
       // TensorFlow/abseil CHECKs: "Check failed: cudnnSetTensorNdDescriptor(...) == CUDNN_STATUS_SUCCESS (3 vs. 0)".
-      {"cudnn", R"(==\s*CUDNN_STATUS_SUCCESS\s*\(([0-9]{1,4}) vs\. 0\))", {"cudnn_status_success ("}},
-      {"cublas", R"(==\s*CUBLAS_STATUS_SUCCESS\s*\(([0-9]{1,4}) vs\. 0\))", {"cublas_status_success ("}},
-      {"cuda-runtime", R"(==\s*cudaSuccess\s*\(([0-9]{1,4}) vs\. 0\))", {"cudasuccess ("}},
-      {"cuda-driver", R"(==\s*CUDA_SUCCESS\s*\(([0-9]{1,4}) vs\. 0\))", {"cuda_success ("}},
+      // glog's CHECK_EQ prints the two values in the order the check names them: "(13 vs. 0)" or "(0 vs. 13)".
+      {"cudnn", R"(CUDNN_STATUS_SUCCESS\s*\(\s*(?:0\s*vs\.?\s*)?([0-9]{1,4})(?:\s*vs\.?\s*0)?\s*\))", {"cudnn_status_success"}},
+      {"cublas", R"(CUBLAS_STATUS_SUCCESS\s*\(\s*(?:0\s*vs\.?\s*)?([0-9]{1,4})(?:\s*vs\.?\s*0)?\s*\))", {"cublas_status_success"}},
+      {"cuda-runtime", R"(==\s*cudaSuccess\s*\(\s*(?:0\s*vs\.?\s*)?([0-9]{1,4})(?:\s*vs\.?\s*0)?\s*\))", {"cudasuccess"}},
+      {"cuda-driver", R"(==\s*CUDA_SUCCESS\s*\(\s*(?:0\s*vs\.?\s*)?([0-9]{1,4})(?:\s*vs\.?\s*0)?\s*\))", {"cuda_success"}},
+      // bitsandbytes and others: "cuBLAS API failed with status 15".
+      {"cublas", R"(\bcublas\w*(?:\s+api)?(?:\s+call)?\s+failed with (?:status|error)(?:\s+code)?\s*[:=]?\s*([0-9]{1,2})\b)", {"cublas"}},
       {"hip", R"(hip(?:\s+runtime)?\s+error\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"hip error", "hip runtime error"}},
       // The math libraries' own "status N" / "failure N" reports: "CURAND failure 105: (see curand.h ...)",
       // "rocBLAS call failed with status 4", "cuSOLVER error: 7", "MIOpen Error: status 3".
@@ -880,7 +883,8 @@ const std::vector<ConditionTopic>& condition_topics() {
       {"words.out-of-memory", "out-of-memory",
        {"out of memory", "not enough memory", "insufficient memory", "failed to allocate", "oom when allocating",
         "outofmemory", "memory allocation failed", "cannot allocate", "exceeds available", "exceeds the available"},
-       {{"cuda", "gpu", "vram", "device memory", "hip", "rocm", "cudnn", "cublas", "video memory", "dedicated memory"}},
+       {{"cuda", "gpu", "vram", "device memory", "hip", "rocm", "cudnn", "cublas", "video memory", "dedicated memory",
+         "torch.outofmemoryerror", "allocation on device"}},
        "The GPU ran out of memory",
        "Use a smaller batch, sequence length or model (or quantise it) ;; Close other processes on the GPU (nvidia-smi "
        "lists them) ;; PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation; TensorFlow/JAX: "

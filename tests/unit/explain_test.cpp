@@ -431,6 +431,23 @@ TEST(ExplainCodes, ByMessageTextAndSpellings) {
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
+TEST(ExplainCodes, CheckValuesInEitherOrderAndLibraryStatusReports) {
+  auto root_has = [](const std::vector<explain::Match>& m, const std::string& t) {
+    return std::any_of(m.begin(), m.end(), [&](const explain::Match& x) {
+      return x.root_cause && std::find(x.root.begin(), x.root.end(), t) != x.root.end();
+    });
+  };
+  for (const char* t : {"F0101 foo.cu:12] Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)",
+                        "error: CUBLAS_STATUS_SUCCESS(0 vs 13)"}) {
+    const auto m = ex().explain(t);
+    EXPECT_TRUE(root_has(m, "CUBLAS_STATUS_EXECUTION_FAILED")) << t << ": " << roots(m);
+  }
+  const auto bnb = ex().explain("cuBLAS API failed with status 15\nerror detected");
+  EXPECT_TRUE(root_has(bnb, "CUBLAS_STATUS_NOT_SUPPORTED")) << roots(bnb);
+  // Success in both places is no failure.
+  EXPECT_FALSE(root_has(ex().explain("Check failed: status == CUBLAS_STATUS_SUCCESS (0 vs. 0)"), "CUBLAS_STATUS_SUCCESS"));
+}
+
 TEST(ExplainCodes, AMessageLibrariesShareIsTheCalledLibrarys) {
   auto root_has = [](const std::vector<explain::Match>& m, const std::string& t) {
     return !m.empty() && std::find(m.front().root.begin(), m.front().root.end(), t) != m.front().root.end();
