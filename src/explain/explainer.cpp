@@ -639,9 +639,11 @@ int notice_level(const LogLine& L) {
     if (t.find(m) != std::string::npos) level = std::max(level, lv);
   // A line that says the program goes on without something, or that something is deprecated, is a
   // notice whatever its level marker: "No module 'xformers'. Proceeding without it.", "Falling back
-  // to native attention", "X is deprecated. Please use Y instead", "... taints kernel".
+  // to native attention", "X is deprecated. Please use Y instead", "... taints kernel", or that
+  // calls itself a warning one may turn off ("... To silence this warning, specify ...").
   static const char* const going_on[] = {"proceeding without", "falling back to", "is deprecated", "are deprecated",
-                                         "will be removed in", "taints kernel", "tainting kernel"};
+                                         "will be removed in", "taints kernel", "tainting kernel", "to silence this warning",
+                                         "to suppress this warning", "to disable this warning", "can be safely ignored"};
   if (level == 0)
     for (const char* g : going_on)
       if (L.lower.find(g) != std::string::npos) return 1;

@@ -548,7 +548,9 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
                         "/usr/lib/python3/dist-packages/foo/bar.py:12: FutureWarning: `baz` is deprecated, use `qux`\n  warnings.warn(",
                         // a warning that says how it goes on is a fallback, whatever it says is not supported
                         "foo.py:35 WARNING -> Quux is not supported on this device; using the reference path instead",
-                        "WARNING 02-06 00:09:43 config.py:380] Frobbing is only supported for X, Y. Disabling it for other platforms."}) {
+                        "WARNING 02-06 00:09:43 config.py:380] Frobbing is only supported for X, Y. Disabling it for other platforms.",
+                        // no level marker, but the line calls itself a warning one may silence
+                        "[TP3] FastFrob is disabled because it's not supported on this topology. To silence this warning, set frob=False."}) {
     const auto m = ex().explain(t);
     ASSERT_EQ(m.size(), 1u) << t << ": " << roots(m);
     EXPECT_EQ(m.front().code, "log.notice") << t;
