@@ -3,7 +3,6 @@
 #include "explain/literal_set.h"
 
 #include <algorithm>
-#include <queue>
 #include <utility>
 #include <stdexcept>
 
@@ -22,48 +21,54 @@ void LiteralSet::build() {
   for (const auto& l : pending_)
     for (unsigned char c : l)
       if (!class_of_[c]) class_of_[c] = static_cast<uint8_t>(classes_++);
+  size_t total = 1;  // nodes at most: the root and one per literal byte
+  for (const auto& l : pending_) total += l.size();
+  if (total >= (size_t{1} << 30)) throw std::length_error("LiteralSet: too many literal bytes");
+  if (total * 2 <= 0xffff)
+    fill_table(next16_);  // most sets: half the bytes to write and to read
+  else
+    fill_table(next_);
+  pending_.clear();
+  pending_ids_.clear();
+}
+
+template <typename T>
+void LiteralSet::fill_table(std::vector<T>& next) {
   const size_t k = classes_;
+  // The trie as flat arrays (each node's first child, next sibling and class): no per-node
+  // lists to allocate.
   size_t total = 1;
   for (const auto& l : pending_) total += l.size();
-  // The trie: each node's children as (class, child), in insertion order.
-  std::vector<std::vector<std::pair<uint8_t, int32_t>>> children(1);
-  children.reserve(total);
-  nodes_.reserve(total);
+  std::vector<int32_t> first_child(1, -1), sibling(1, -1);
+  std::vector<uint8_t> cls(1, 0);
+  first_child.reserve(total);
+  sibling.reserve(total);
+  cls.reserve(total);
   nodes_.assign(1, Node{});
+  nodes_.reserve(total);
   for (size_t p = 0; p < pending_.size(); ++p) {
     size_t n = 0;
     for (unsigned char ch : pending_[p]) {
       const uint8_t c = class_of_[ch];
-      int32_t to = -1;
-      for (const auto& [cc, child] : children[n])
-        if (cc == c) to = child;
+      int32_t to = first_child[n];
+      while (to >= 0 && cls[static_cast<size_t>(to)] != c) to = sibling[static_cast<size_t>(to)];
       if (to < 0) {
         to = static_cast<int32_t>(nodes_.size());
         nodes_.push_back(Node{});
-        children.emplace_back();
-        children[n].emplace_back(c, to);
+        cls.push_back(c);
+        first_child.push_back(-1);
+        sibling.push_back(first_child[n]);
+        first_child[n] = to;
       }
       n = static_cast<size_t>(to);
     }
     outputs_.push_back({pending_ids_[p], static_cast<uint32_t>(pending_[p].size()), nodes_[n].out});
     nodes_[n].out = static_cast<int32_t>(outputs_.size() - 1);
   }
-  pending_.clear();
-  pending_ids_.clear();
-  if (nodes_.size() >= (size_t{1} << 30)) throw std::length_error("LiteralSet: too many literal bytes");
-  if (nodes_.size() * 2 <= 0xffff)
-    fill_table(next16_, children);  // most sets: half the bytes to write and to read
-  else
-    fill_table(next_, children);
-}
-
-template <typename T>
-void LiteralSet::fill_table(std::vector<T>& next, const std::vector<std::vector<std::pair<uint8_t, int32_t>>>& children) {
   // Breadth first, each node's row is its fail node's row (already complete) with its own
   // children written over it: the full transition table, one copy per node. A move is stored
   // flagged, (node << 1) | 1 when a literal ends at that node or on its fail chain; a node's fail
   // node is shallower, so its links are known when the node is reached.
-  const size_t k = classes_;
   auto flagged = [&](int32_t to) {
     const Node& n = nodes_[static_cast<size_t>(to)];
     return static_cast<T>((to << 1) | ((n.out >= 0 || n.dict_link > 0) ? 1 : 0));
@@ -75,21 +80,22 @@ void LiteralSet::fill_table(std::vector<T>& next, const std::vector<std::vector<
     n.dict_link = f.out >= 0 ? fail : f.dict_link;
   };
   next.assign(nodes_.size() * k, 0);
-  std::queue<size_t> q;
-  for (const auto& [c, v] : children[0]) {
+  std::vector<int32_t> queue;
+  queue.reserve(nodes_.size());
+  for (int32_t v = first_child[0]; v >= 0; v = sibling[static_cast<size_t>(v)]) {
     link(v, 0);
-    next[c] = flagged(v);
-    q.push(static_cast<size_t>(v));
+    next[cls[static_cast<size_t>(v)]] = flagged(v);
+    queue.push_back(v);
   }
-  while (!q.empty()) {
-    const size_t u = q.front();
-    q.pop();
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const auto u = static_cast<size_t>(queue[head]);
     T* row = &next[u * k];
     std::copy_n(&next[static_cast<size_t>(nodes_[u].fail) * k], k, row);
-    for (const auto& [c, v] : children[u]) {
+    for (int32_t v = first_child[u]; v >= 0; v = sibling[static_cast<size_t>(v)]) {
+      const uint8_t c = cls[static_cast<size_t>(v)];
       link(v, static_cast<int32_t>(row[c] >> 1));  // the fail node's move on c
       row[c] = flagged(v);
-      q.push(static_cast<size_t>(v));
+      queue.push_back(v);
     }
   }
 }

@@ -57,7 +57,7 @@ class LiteralSet {
   std::vector<uint16_t> next16_;
   // Calls on_hit(end, output) for each literal found, in text order, until it returns false.
   template <typename T>
-  void fill_table(std::vector<T>& next, const std::vector<std::vector<std::pair<uint8_t, int32_t>>>& children);
+  void fill_table(std::vector<T>& next);  // the trie and its transition table, from pending_
   template <typename OnHit>
   void walk(std::string_view lower_text, OnHit on_hit) const;
   template <typename T, typename OnHit>

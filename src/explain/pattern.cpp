@@ -2,6 +2,7 @@
 #include "explain/pattern.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <regex>
@@ -25,46 +26,76 @@ class Pcre2Pattern final : public Pattern {
   }
   ~Pcre2Pattern() override {
     pcre2_match_context_free(mctx_);
+    pcre2_code_free(jit_.load());
     pcre2_code_free(code_);
   }
   Pcre2Pattern(const Pcre2Pattern&) = delete;
   Pcre2Pattern& operator=(const Pcre2Pattern&) = delete;
 
   std::optional<PatternMatch> search(std::string_view subject) const override {
-    // JIT-compiled at first use: most signatures never run on a given paste (the literal prefilter),
-    // and compiling all of them would cost more than the search. Without JIT support (some CPUs,
-    // some builds) PCRE2 interprets the pattern: slower, still bounded.
-    std::call_once(jit_once_, [this] { (void)pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE); });
-    // Match data per call: a Pattern is shared (Explainer::embedded) and may be used from several threads.
-    pcre2_match_data* md = pcre2_match_data_create_from_pattern(code_, nullptr);
-    if (!md) return std::nullopt;
+    // Interpreted until the pattern has read kJitAfterBytes of subjects, then JIT-compiled: a
+    // paste reaches most signatures on a line or two (the literal prefilter), where compiling
+    // costs more than interpreting (JIT-compiling every pattern a dense log touched was an eighth
+    // of its time), while a pattern a long log runs on thousands of lines earns its compile. The
+    // JIT code is a copy made once and then published: other threads go on matching the original
+    // meanwhile. Without JIT support (some CPUs, some builds) PCRE2 interprets: slower, bounded.
+    const pcre2_code* code = jit_.load(std::memory_order_acquire);
+    if (!code) {
+      code = code_;
+      if (read_.fetch_add(subject.size() + kPerCall, std::memory_order_relaxed) >= kJitAfterBytes) {
+        std::call_once(jit_once_, [this] {
+          pcre2_code* copy = pcre2_code_copy(code_);
+          if (copy && pcre2_jit_compile(copy, PCRE2_JIT_COMPLETE) == 0) {
+            jit_.store(copy, std::memory_order_release);
+          } else {
+            pcre2_code_free(copy);
+          }
+        });
+        if (const pcre2_code* j = jit_.load(std::memory_order_acquire)) code = j;
+      }
+    }
+    // Match data per thread, reused: a Pattern is shared (Explainer::embedded) and may be used
+    // from several threads; it keeps PCRE2's backtracking frames between calls.
+    thread_local MatchData md;
+    if (!md.get()) return std::nullopt;
     const auto* s = reinterpret_cast<PCRE2_SPTR>(subject.data());
     // The JIT's own stack (32 KiB by default) is enough for these patterns: they hold no
     // nested repetition. A subject that exhausts it is simply not matched.
-    const int rc = pcre2_match(code_, s, subject.size(), 0, 0, md, mctx_);
-    std::optional<PatternMatch> out;
-    if (rc > 0) {
-      const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
-      PatternMatch m;
-      m.begin = ov[0];
-      m.end = ov[1];
-      uint32_t count = 0;
-      pcre2_pattern_info(code_, PCRE2_INFO_CAPTURECOUNT, &count);
-      for (uint32_t g = 1; g <= count; ++g) {
-        if (static_cast<int>(g) < rc && ov[2 * g] != PCRE2_UNSET)
-          m.groups.emplace_back(std::string(subject.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g])));
-        else
-          m.groups.emplace_back(std::nullopt);
-      }
-      out = std::move(m);
+    const int rc = pcre2_match(code, s, subject.size(), 0, 0, md.get(), mctx_);
+    if (rc < 0) return std::nullopt;
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
+    const uint32_t pairs = pcre2_get_ovector_count(md.get());
+    PatternMatch m;
+    m.begin = ov[0];
+    m.end = ov[1];
+    uint32_t count = 0;
+    pcre2_pattern_info(code_, PCRE2_INFO_CAPTURECOUNT, &count);
+    for (uint32_t g = 1; g <= count; ++g) {
+      // rc == 0: the ovector was too small for every group; the groups past it are unset.
+      const bool set = g < pairs && (rc == 0 || static_cast<int>(g) < rc) && ov[2 * g] != PCRE2_UNSET;
+      if (set)
+        m.groups.emplace_back(std::string(subject.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g])));
+      else
+        m.groups.emplace_back(std::nullopt);
     }
-    pcre2_match_data_free(md);
-    return out;
+    return m;
   }
 
  private:
+  static constexpr size_t kJitAfterBytes = 2048;
+  static constexpr size_t kPerCall = 256;  // a call's own cost, in bytes read
+  struct MatchData {  // room for 64 groups (no signature has half as many)
+    pcre2_match_data* p = pcre2_match_data_create(65, nullptr);
+    MatchData() = default;
+    MatchData(const MatchData&) = delete;
+    MatchData& operator=(const MatchData&) = delete;
+    ~MatchData() { pcre2_match_data_free(p); }
+    [[nodiscard]] pcre2_match_data* get() const { return p; }
+  };
   pcre2_code* code_;
   pcre2_match_context* mctx_ = nullptr;
+  mutable std::atomic<size_t> read_{0};
+  mutable std::atomic<pcre2_code*> jit_{nullptr};
   mutable std::once_flag jit_once_;
 };
 #else

@@ -2,6 +2,7 @@
 #include "knowledge/compat.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -42,17 +43,18 @@ class RowReader {
   [[nodiscard]] size_t size() const { return table_ ? table_->rows.size() : 0; }
   [[nodiscard]] int line(size_t r) const { return table_->lines[r]; }
 
-  std::string text(size_t r, const char* column) {
-    if (!ok_) return {};
-    const int c = table_->column(column);
+  const std::string& text(size_t r, const char* column) {
+    static const std::string none;
+    if (!ok_) return none;
+    const int c = column_index(column);
     if (c < 0) {
       fail(0, std::string("no column `") + column + "`");
-      return {};
+      return none;
     }
     return table_->rows[r][static_cast<size_t>(c)];
   }
   std::optional<Version> optional_version(size_t r, const char* column) {
-    const std::string s = text(r, column);
+    const std::string& s = text(r, column);
     if (s.empty() || !ok_) return std::nullopt;
     auto v = Version::parse(s);
     if (!v || !v->suffix.empty()) {
@@ -81,7 +83,7 @@ class RowReader {
   }
   // A plain decimal ("989.4", "67"): TFLOP/s in gpu_peaks.csv. Empty is nullopt.
   std::optional<double> optional_decimal(size_t r, const char* column) {
-    const std::string s = text(r, column);
+    const std::string& s = text(r, column);
     if (s.empty() || !ok_) return std::nullopt;
     auto d = parse_decimal(s);
     if (!d) fail(table_->lines[r], std::string(column) + " \"" + s + "\" is not a decimal number");
@@ -90,7 +92,7 @@ class RowReader {
   // FLOP per clock per SM in arch_throughput.csv: a whole number, `none` (0: no such math) or
   // empty (nullopt: not computed).
   std::optional<int> rate(size_t r, const char* column) {
-    const std::string s = text(r, column);
+    const std::string& s = text(r, column);
     if (s.empty() || !ok_) return std::nullopt;
     if (s == "none") return 0;
     if (!parse::all_digits(s) || s.size() > 6 || s.front() == '0') {
@@ -101,10 +103,19 @@ class RowReader {
   }
   // Marks row r wrong, saying why (a check beyond one cell's type).
   void invalid(size_t r, const std::string& what) { fail(table_->lines[r], what); }
-  std::vector<std::string> words(size_t r, const char* column) {
+  std::vector<std::string> words(size_t r, const char* column) {  // split at white space
     std::vector<std::string> out;
-    std::istringstream in(text(r, column));
-    for (std::string w; in >> w;) out.push_back(w);
+    const std::string& s = text(r, column);
+    for (size_t i = 0; i < s.size();) {
+      if (std::isspace(static_cast<unsigned char>(s[i]))) {
+        ++i;
+        continue;
+      }
+      size_t e = i;
+      while (e < s.size() && !std::isspace(static_cast<unsigned char>(s[e]))) ++e;
+      out.emplace_back(s, i, e - i);
+      i = e;
+    }
     return out;
   }
 
@@ -115,9 +126,18 @@ class RowReader {
     if (error_)
       *error_ = std::string(name_) + ".csv" + (line > 0 ? " line " + std::to_string(line) : std::string()) + ": " + what;
   }
+  // A column's index, looked up once per column name (the callers pass string literals).
+  int column_index(const char* column) {
+    for (const auto& [name, index] : columns_)
+      if (name == column) return index;
+    const int index = table_->column(column);
+    columns_.emplace_back(column, index);
+    return index;
+  }
   const char* name_;
   std::string* error_;
   const CsvTable* table_ = nullptr;
+  std::vector<std::pair<const char*, int>> columns_;
   bool ok_ = true;
 };
 

@@ -38,6 +38,7 @@ std::optional<CsvTable> parse_csv(std::string_view text, std::string* error) {
       }
     }
     record.clear();
+    record.reserve(t.header.size());
     any = false;
     return true;
   };
