@@ -43,7 +43,13 @@ struct Explainer::Impl {
     mutable std::unique_ptr<Pattern> re_;
   };
   std::deque<Sig> sigs;  // a deque: a Sig (its once_flag) never moves
-  LiteralSet sig_literals;       // id: index into sigs
+  // Every literal explain looks for on a line, in one automaton: each line is walked once. A
+  // hit's id is (tag << 24) | the id within its kind. Signatures' and messages' literals are cut
+  // to their first 16 bytes (the automaton stays small); a message's whole text is then compared.
+  enum Tag : uint32_t { kSig = 0, kNumber = 1, kMessage = 2, kLib = 3, kFailure = 4, kCondition = 5, kDisagree = 6 };
+  static constexpr uint32_t kIdBits = 24;
+  static constexpr size_t kPrefix = 16;
+  LiteralSet line_literals;
   std::vector<uint32_t> always;  // signatures without a required literal (run on every line)
 
   // Vendor codes.
@@ -55,24 +61,22 @@ struct Explainer::Impl {
       code_by_name;  // exact
   std::unordered_map<std::string, std::vector<std::string>> counterparts;  // runtime <-> driver name of one number
   bool plain_names = false;  // some code's name is one plain word (then every word is looked up)
-  LiteralSet messages;  // id: index into message_rows
-  std::vector<const knowledge::ErrorCodeRow*> message_rows;
+  std::vector<const knowledge::ErrorCodeRow*> message_rows;  // kMessage ids
+  std::vector<std::string> message_text;                     // each one's text as matched (lower case)
   // Messages of three words or more, as loose_words() reads them (the loose message match).
   std::vector<std::pair<const knowledge::ErrorCodeRow*, std::vector<std::string>>> message_words;
   struct NumberRule {
     std::unique_ptr<Pattern> re;
     std::string family;  // the family whose number group 1 is
   };
-  std::vector<NumberRule> number_rules;
-  LiteralSet number_literals;  // id: index into number_rules
+  std::vector<NumberRule> number_rules;  // kNumber ids
 
   // Library phrases.
   struct LibPhrase {
     std::string code;   // "library.missing", "library.undefined-symbol", ...
     bool name_before;   // the library is named before the phrase ("X: cannot open shared object file")
   };
-  std::vector<LibPhrase> lib_phrases;
-  LiteralSet lib_literals;  // id: index into lib_phrases
+  std::vector<LibPhrase> lib_phrases;  // kLib ids
 
   [[nodiscard]] std::vector<const knowledge::ErrorCodeRow*> rows_by_number(const std::string& family, long n) const;
 };
@@ -113,19 +117,10 @@ std::string family_word(const std::string& family) {
 constexpr const char* kFailureWords[] = {"not found", "missing", "cannot", "can't", "could not", "couldn't",
                                          "unable", "failed", "no such file", "error"};
 
-// One automaton for a list of words, to ask whether a line holds any of them in one pass.
-template <size_t N>
-LiteralSet any_of_words(const char* const (&words)[N]) {
-  LiteralSet set;
-  for (const char* w : words) set.add(w, 0);
-  set.build();
-  return set;
-}
-
-const LiteralSet& failure_words() {
-  static const LiteralSet set = any_of_words(kFailureWords);
-  return set;
-}
+// The words of the condition topics and of version disagreements (defined with them below), added
+// to a set with ids base | their own.
+void add_condition_words(LiteralSet& set, uint32_t base);
+void add_disagree_words(LiteralSet& set, uint32_t base);
 
 bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -447,9 +442,8 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
     if (lits.empty()) m.always.push_back(id);
     // The first 16 bytes of each literal pick the candidate lines as well as the whole literal (the
     // pattern decides), and keep the automaton (built at every start) a third of the size.
-    for (const auto& l : lits) m.sig_literals.add(std::string_view(l).substr(0, 16), id);
+    for (const auto& l : lits) m.line_literals.add(std::string_view(l).substr(0, Impl::kPrefix), id);
   }
-  m.sig_literals.build();
 
   for (const auto& r : k.error_codes) {
     m.code_by_name[r.name].push_back(&r);
@@ -460,11 +454,12 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       // NCCL's "unhandled system error (run with NCCL_DEBUG=INFO for details)": the part before
       // the parenthesis is what frameworks print.
       if (const size_t paren = msg.find(" ("); paren != std::string::npos && paren >= 10) msg.resize(paren);
-      m.messages.add(msg, static_cast<uint32_t>(m.message_rows.size()));
+      m.line_literals.add(std::string_view(msg).substr(0, Impl::kPrefix),
+                          (Impl::kMessage << Impl::kIdBits) | static_cast<uint32_t>(m.message_rows.size()));
       m.message_rows.push_back(&r);
+      m.message_text.push_back(std::move(msg));
     }
   }
-  m.messages.build();
   for (const auto& r : k.error_codes) {
     if (r.message.empty()) continue;
     auto words = loose_words(r.message, 32);
@@ -522,9 +517,8 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
     // PCRE2 and std::regex both take (?!...): a lookahead, not a lookbehind.
     const auto id = static_cast<uint32_t>(m.number_rules.size());
     m.number_rules.push_back({std::move(p), family});
-    for (const char* l : lits) m.number_literals.add(l, id);
+    for (const char* l : lits) m.line_literals.add(l, (Impl::kNumber << Impl::kIdBits) | id);
   }
-  m.number_literals.build();
 
   const std::vector<std::tuple<const char*, const char*, bool>> phrases = {
       {"cannot open shared object file", "library.missing", true},
@@ -554,10 +548,13 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"cannot start because", "library.missing", false},
   };
   for (const auto& [phrase, code, before] : phrases) {
-    m.lib_literals.add(phrase, static_cast<uint32_t>(m.lib_phrases.size()));
+    m.line_literals.add(phrase, (Impl::kLib << Impl::kIdBits) | static_cast<uint32_t>(m.lib_phrases.size()));
     m.lib_phrases.push_back({code, before});
   }
-  m.lib_literals.build();
+  for (const char* w : kFailureWords) m.line_literals.add(w, Impl::kFailure << Impl::kIdBits);
+  add_condition_words(m.line_literals, Impl::kCondition << Impl::kIdBits);
+  add_disagree_words(m.line_literals, Impl::kDisagree << Impl::kIdBits);
+  m.line_literals.build();
 }
 
 Explainer::~Explainer() = default;
@@ -728,13 +725,18 @@ std::vector<std::string> version_numbers(const std::string& s) {
   return out;
 }
 
-std::optional<Match> version_disagreement(const LogLine& L) {
-  static const char* const kDisagree[] = {"mismatch",         "does not match",   "doesn't match",  "do not match",
-                                          "not compatible with", "incompatible",  "compiled with different",
-                                          "but loaded",       "but found",        "but linked",     "but got",
-                                          "is newer than",    "is older than"};
-  static const LiteralSet disagree = any_of_words(kDisagree);
-  if (!disagree.contains_any(L.lower)) return std::nullopt;
+constexpr const char* kDisagree[] = {"mismatch",         "does not match",   "doesn't match",  "do not match",
+                                     "not compatible with", "incompatible",  "compiled with different",
+                                     "but loaded",       "but found",        "but linked",     "but got",
+                                     "is newer than",    "is older than"};
+
+void add_disagree_words(LiteralSet& set, uint32_t base) {
+  for (const char* w : kDisagree) set.add(w, base);
+}
+
+// `has_word`: the line holds one of kDisagree (found already by the line's walk).
+std::optional<Match> version_disagreement(const LogLine& L, bool has_word) {
+  if (!has_word) return std::nullopt;
   auto names = [&](const char* word) {
     for (size_t at = L.lower.find(word); at != std::string::npos; at = L.lower.find(word, at + 1))
       if (at_word_start(L.lower, at)) return true;
@@ -930,26 +932,22 @@ const std::vector<ConditionTopic>& condition_topics() {
 
 // All topics' words in one automaton, so a line is read once: the id of a word is its topic
 // times 8 plus 0 for a `says` word, 1 + g for a word of `about` group g.
-const LiteralSet& condition_words() {
-  static const LiteralSet set = [] {
-    LiteralSet w;
-    const auto& topics = condition_topics();
-    for (size_t t = 0; t < topics.size(); ++t) {
-      for (const char* x : topics[t].says) w.add(x, static_cast<uint32_t>(t * 8));
-      for (size_t g = 0; g < topics[t].about.size() && g < 7; ++g)
-        for (const char* x : topics[t].about[g]) w.add(x, static_cast<uint32_t>(t * 8 + 1 + g));
-    }
-    w.build();
-    return w;
-  }();
-  return set;
+// Ids: topic * 8 for a word that says what happened, topic * 8 + 1 + g for a word of about group g.
+void add_condition_words(LiteralSet& set, uint32_t base) {
+  const auto& topics = condition_topics();
+  for (size_t t = 0; t < topics.size(); ++t) {
+    for (const char* x : topics[t].says) set.add(x, base | static_cast<uint32_t>(t * 8));
+    for (size_t g = 0; g < topics[t].about.size() && g < 7; ++g)
+      for (const char* x : topics[t].about[g]) set.add(x, base | static_cast<uint32_t>(t * 8 + 1 + g));
+  }
 }
 
-std::optional<Match> condition_from_words(const LogLine& L) {
+// `hits`: the line's condition words (ids as add_condition_words gives them, base 0), found already.
+std::optional<Match> condition_from_words(const LogLine& L, const std::vector<LiteralSet::Hit>& hits) {
   const auto& topics = condition_topics();
   std::vector<uint8_t> seen(topics.size(), 0);  // bit 0: a says word; bit 1 + g: a word of about group g
   bool any = false;
-  for (const auto& h : condition_words().find_all(L.lower)) {
+  for (const auto& h : hits) {
     seen[h.id / 8] |= static_cast<uint8_t>(1u << (h.id % 8));
     any = true;
   }
@@ -1091,14 +1089,36 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
   std::vector<std::vector<uint32_t>> cands(lines.size());
   std::vector<LiteralSet::Hit> hits;  // one buffer for every line's literal scans
   std::map<std::string, std::optional<LibraryName>, std::less<>> decoded_names;
+  // Each line walked once for every kind of literal: the signatures' go to cands, the others
+  // are kept (line after line in one vector) for the steps below.
+  std::vector<LiteralSet::Hit> line_hits;
+  std::vector<size_t> hits_begin(lines.size() + 1, 0);
+  constexpr uint32_t kIdMask = (1u << Impl::kIdBits) - 1;
   for (size_t i = 0; i < lines.size(); ++i) {
-    m.sig_literals.find_all(lines[i].lower, hits);
+    hits_begin[i] = line_hits.size();
+    m.line_literals.find_all(lines[i].lower, hits);
     for (const auto& h : hits) {
+      if ((h.id >> Impl::kIdBits) != Impl::kSig) {
+        line_hits.push_back(h);
+        continue;
+      }
       cands[i].push_back(h.id);
       if (m.sigs[h.id].multiline)
         for (size_t back = 1; back <= 4 && back <= i; ++back) cands[i - back].push_back(h.id);
     }
   }
+  hits_begin[lines.size()] = line_hits.size();
+  // Line i's hits of one kind, in text order, with the kind's own ids.
+  auto hits_of = [&](size_t i, uint32_t tag, std::vector<LiteralSet::Hit>& out) {
+    out.clear();
+    for (size_t h = hits_begin[i]; h < hits_begin[i + 1]; ++h)
+      if ((line_hits[h].id >> Impl::kIdBits) == tag) out.push_back({line_hits[h].id & kIdMask, line_hits[h].end, line_hits[h].length});
+  };
+  auto has_hit = [&](size_t i, uint32_t tag) {
+    for (size_t h = hits_begin[i]; h < hits_begin[i + 1]; ++h)
+      if ((line_hits[h].id >> Impl::kIdBits) == tag) return true;
+    return false;
+  };
 
   std::vector<Found> found;
   // A signature seen before (and naming no library) only counts again: a log repeats its lines.
@@ -1120,8 +1140,11 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       auto hit = re->search(L.text);
       if (!hit && sig.multiline && i + 1 < lines.size()) {
         if (window.empty()) {
+          size_t size = L.text.size();
+          for (size_t j = i + 1; j < lines.size() && j < i + 5; ++j) size += 1 + lines[j].text.size();
+          window.reserve(size);
           window = L.text;
-          for (size_t j = i + 1; j < lines.size() && j < i + 5; ++j) window += "\n" + lines[j].text;
+          for (size_t j = i + 1; j < lines.size() && j < i + 5; ++j) window.append(1, '\n').append(lines[j].text);
         }
         hit = re->search(window);
         if (hit && hit->begin >= L.text.size()) hit.reset();
@@ -1207,7 +1230,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     }
     if (codes.empty()) {
       std::set<uint32_t> tried;
-      m.number_literals.find_all(L.lower, hits);
+      hits_of(i, Impl::kNumber, hits);
       for (const auto& h : hits) {
         if (!tried.insert(h.id).second) continue;
         const auto& rule = m.number_rules[h.id];
@@ -1240,13 +1263,16 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
     }
     if (codes.empty()) {
-      m.messages.find_all(L.lower, hits);
+      hits_of(i, Impl::kMessage, hits);
       for (const auto& h : hits) {
         const auto* r = m.message_rows[h.id];
         const size_t b = h.end - h.length;
-        if ((b > 0 && is_word_char(L.lower[b - 1])) || (h.end < L.lower.size() && is_word_char(L.lower[h.end]))) continue;
+        const std::string& text = m.message_text[h.id];  // the literal was its first bytes: all of it?
+        if (L.lower.compare(b, text.size(), text) != 0) continue;
+        const size_t end = b + text.size();
+        if ((b > 0 && is_word_char(L.lower[b - 1])) || (end < L.lower.size() && is_word_char(L.lower[end]))) continue;
         // A short message counts only on a line that names its library ("out of memory" alone is anyone's).
-        if (h.length < 28 && !line_names_family(L, r->family)) continue;
+        if (text.size() < 28 && !line_names_family(L, r->family)) continue;
         take(r);
       }
       // A message several libraries share ("operation not supported" is CUDA's and cuSPARSE's):
@@ -1311,14 +1337,15 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
 
     // Library names after a "cannot open / could not load / undefined symbol" phrase.
     std::optional<Found> lib_found;
-    const auto phrase_hits = m.lib_literals.find_all(L.lower);
+    std::vector<LiteralSet::Hit> phrase_hits;
+    hits_of(i, Impl::kLib, phrase_hits);
     // Without one of the loader phrases, a library the tables know on a line that says something
     // failed ("Library libcublas.so.11 not found", "cannot use cudnn64_8.dll") is still one.
     static const Impl::LibPhrase kFallback{"library.missing", false};
     const bool fallback =
         phrase_hits.empty() &&
         (L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos) &&
-        failure_words().contains_any(L.lower);
+        has_hit(i, Impl::kFailure);
     if (!phrase_hits.empty() || fallback) {
       const auto names = library_names_in(L.text, L.lower);
       if (!names.empty()) {
@@ -1469,8 +1496,11 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       // A generic signature ("Unable to initialize backend 'cuda': ...") whose line also names two
       // versions that disagree takes their cause.
       if (s.tier == 0 && !s.harmless && code_matches.empty() && !lib_found) {
-        auto v = version_disagreement(L);
-        if (!v) v = condition_from_words(L);  // or whose words name a condition
+        auto v = version_disagreement(L, has_hit(i, Impl::kDisagree));
+        if (!v) {  // or whose words name a condition
+          hits_of(i, Impl::kCondition, hits);
+          v = condition_from_words(L, hits);
+        }
         if (v) {
           s.root.insert(s.root.begin(), v->root.begin(), v->root.end());
           s.evidence.push_back(v->evidence.back());
@@ -1492,10 +1522,11 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       found.push_back(std::move(*lib_found));
     } else if (!code_matches.empty()) {
       for (auto& x : code_matches) found.push_back({std::move(x)});
-    } else if (auto v = version_disagreement(L)) {
+    } else if (auto v = version_disagreement(L, has_hit(i, Impl::kDisagree))) {
       found.push_back({std::move(*v)});
-    } else if (auto w = condition_from_words(L)) {
-      found.push_back({std::move(*w)});
+    } else {
+      hits_of(i, Impl::kCondition, hits);
+      if (auto w = condition_from_words(L, hits)) found.push_back({std::move(*w)});
     }
   }
 
