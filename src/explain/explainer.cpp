@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "explain/log_text.h"
 #include "parse/ascii.h"
@@ -466,12 +467,15 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
     if (words.size() >= 3) m.message_words.emplace_back(&r, std::move(words));
   }
   // The runtime and driver API share numbers since CUDA 10.1: one number, two names.
+  std::unordered_map<long, std::vector<const knowledge::ErrorCodeRow*>> driver_by_number;
+  for (const auto& b : k.error_codes)
+    if (b.number && b.family == "cuda-driver") driver_by_number[*b.number].push_back(&b);
   for (const auto& a : k.error_codes) {
-    if (a.family != "cuda-runtime" || !a.number || *a.number == 0) continue;
-    for (const auto& b : k.error_codes)
-      if (b.family == "cuda-driver" && b.number && *b.number == *a.number) {
-        m.counterparts[a.name].push_back(b.name);
-        m.counterparts[b.name].push_back(a.name);
+    if (!a.number || *a.number == 0 || a.family != "cuda-runtime") continue;
+    if (auto it = driver_by_number.find(*a.number); it != driver_by_number.end())
+      for (const auto* b : it->second) {
+        m.counterparts[a.name].push_back(b->name);
+        m.counterparts[b->name].push_back(a.name);
       }
   }
   // Numbers, where the line says whose number it is. Group 1: the number.
