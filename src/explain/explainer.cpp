@@ -1008,13 +1008,36 @@ struct Setting {
   std::vector<const char*> sharpens;   // root tokens it applies to
   const char* why;
   const char* fix;
+  // A clue no fixed word can say: the paste's position of it, or npos (then `clues` are not read).
+  size_t (*find_clue)(std::string_view lower) = nullptr;
 };
+
+// WSL 1's kernel release, "4.4.0-19041-Microsoft" (the Windows build number in the middle): the
+// distribution runs as WSL 1, which has no GPU support at all. WSL 2's kernels are
+// "5.15.x-microsoft-standard-WSL2".
+size_t find_wsl1_kernel(std::string_view lower) {
+  for (size_t at = lower.find("4.4.0-"); at != std::string_view::npos; at = lower.find("4.4.0-", at + 1)) {
+    size_t d = at + 6;
+    while (d < lower.size() && parse::is_digit(lower[d])) ++d;
+    if (d > at + 6 && lower.compare(d, 10, "-microsoft") == 0 && lower.compare(d, 19, "-microsoft-standard") != 0) return at;
+  }
+  return std::string_view::npos;
+}
 
 const std::vector<Setting>& settings() {
   static const std::vector<const char*> wsl = {"/usr/lib/wsl/", "microsoft-standard-wsl", "wsl2", "wsl 2", "(wsl)", " wsl ", "wsl:"};
   static const std::vector<const char*> no_device = {"driver-not-loaded", "no-gpu-visible", "gpu-init-failed", "cudaErrorNoDevice",
                                                      "CUDA_ERROR_NO_DEVICE", "NVML_ERROR_DRIVER_NOT_LOADED"};
   static const std::vector<Setting> table = {
+      {"wsl-gpu-blocked", {}, [] {
+         auto t = no_device;
+         t.push_back("driver-build-failed");  // a Linux driver's DKMS build inside WSL 1
+         return t;
+       }(),
+       "the kernel release 4.4.0-<build>-Microsoft is WSL 1's, and WSL 1 has no GPU support: only WSL 2 passes the GPU in",
+       "Convert the distribution to WSL 2 in Windows: wsl -l -v (VERSION 1), then wsl --set-version <distro> 2 (and "
+       "wsl --set-default-version 2) ;; Then use the Windows NVIDIA driver's WSL support: no Linux NVIDIA driver inside WSL",
+       find_wsl1_kernel},
       {"wsl-libcuda", wsl, {"libcuda.so", "libcuda.so.1"},
        "under WSL 2 libcuda comes from Windows' driver as /usr/lib/wsl/lib/libcuda.so.1, which the loader did not find",
        "Under WSL 2: ls -l /usr/lib/wsl/lib/libcuda* ; export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or add the folder "
@@ -1043,13 +1066,21 @@ void apply_setting(Match& root, const std::string& lower_paste) {
       return std::any_of(s.sharpens.begin(), s.sharpens.end(), [&](const char* w) { return t == w; });
     });
     if (!sharpened) continue;
-    const char* clue = nullptr;
-    for (const char* c : s.clues)
-      if (lower_paste.find(c) != std::string::npos) {
-        clue = c;
-        break;
+    std::string clue;
+    if (s.find_clue) {
+      if (const size_t at = s.find_clue(lower_paste); at != std::string_view::npos) {
+        size_t e = at;
+        while (e < lower_paste.size() && !std::isspace(static_cast<unsigned char>(lower_paste[e])) && lower_paste[e] != ')') ++e;
+        clue = lower_paste.substr(at, e - at);
       }
-    if (!clue) continue;
+    } else {
+      for (const char* c : s.clues)
+        if (lower_paste.find(c) != std::string::npos) {
+          clue = c;
+          break;
+        }
+    }
+    if (clue.empty()) continue;
     root.root.insert(root.root.begin(), s.condition);
     root.evidence.push_back(fmt::format("where it ran: your text says \"{}\": {}", parse::trim(clue), s.why));
     auto lines = knowledge::split_fix(s.fix);

@@ -756,6 +756,20 @@ TEST(ExplainStory, WhereThePasteRanSharpensTheCondition) {
   const auto near = root_of(ex().explain("Step 3/9 : RUN make -f Dockerfile.gpu awsl\n" + no_driver));
   EXPECT_FALSE(has(near, "container-no-gpu"));
   EXPECT_FALSE(has(near, "wsl-gpu-blocked"));
+  // WSL 1, told by its kernel release (4.4.0-<Windows build>-Microsoft): no GPU there at all, convert to WSL 2.
+  const auto wsl1 = root_of(ex().explain("Linux pc 4.4.0-22621-Microsoft #2506-Microsoft Fri Jan 01 08:00:00 PST 2016 x86_64\n" + no_driver));
+  ASSERT_FALSE(wsl1.root.empty());
+  EXPECT_EQ(wsl1.root.front(), "wsl-gpu-blocked");
+  ASSERT_FALSE(wsl1.fix.empty());
+  EXPECT_NE(wsl1.fix.front().find("wsl --set-version"), std::string::npos) << wsl1.fix.front();
+  // Not a WSL 2 kernel, an ordinary 4.4.0 kernel, or WSL 1 with a condition it does not change.
+  for (const char* kernel : {"Linux pc 5.10.16.3-microsoft-standard-WSL2 #1 SMP x86_64\n", "Linux pc 4.4.0-210-generic #242-Ubuntu SMP\n"}) {
+    const auto other = root_of(ex().explain(kernel + no_driver));
+    EXPECT_TRUE(other.fix.empty() || other.fix.front().find("wsl --set-version") == std::string::npos) << kernel;
+  }
+  const auto wsl1_oom = root_of(ex().explain("Linux pc 4.4.0-19041-Microsoft\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"));
+  EXPECT_TRUE(has(wsl1_oom, "out-of-memory"));
+  EXPECT_FALSE(has(wsl1_oom, "wsl-gpu-blocked"));
 }
 
 TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
