@@ -1059,6 +1059,45 @@ const std::vector<Setting>& settings() {
   return table;
 }
 
+// What the machine itself says about a root cause the text alone cannot settle: "Found no NVIDIA
+// driver" on a machine whose GPUs are all AMD (or Intel) is a CUDA build on the wrong vendor's GPU,
+// not a driver to install.
+void apply_machine(Match& root, const Snapshot& machine) {
+  static const char* const no_nvidia[] = {"driver-not-loaded", "no-gpu-visible", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE",
+                                          "cudaErrorInsufficientDriver", "NVML_ERROR_DRIVER_NOT_LOADED", "NVML_ERROR_LIBRARY_NOT_FOUND"};
+  const bool about_nvidia = std::any_of(root.root.begin(), root.root.end(), [](const std::string& t) {
+    return std::find(std::begin(no_nvidia), std::end(no_nvidia), t) != std::end(no_nvidia);
+  });
+  if (!about_nvidia || machine.pci_gpus.empty()) return;
+  if (std::find(root.root.begin(), root.root.end(), "wrong-vendor-build") != root.root.end()) return;
+  std::vector<std::string> amd, intel;
+  for (const auto& g : machine.pci_gpus) {
+    if (g.vendor == "nvidia") return;  // an NVIDIA GPU is there: the driver is the question
+    if (g.vendor == "amd") amd.push_back(g.address);
+    if (g.vendor == "intel") intel.push_back(g.address);
+  }
+  if (amd.empty() && intel.empty()) return;
+  root.root.insert(root.root.begin(), "wrong-vendor-build");
+  const bool is_amd = !amd.empty();
+  std::string where;
+  for (const auto& a : is_amd ? amd : intel) where += (where.empty() ? "" : ", ") + a;
+  root.evidence.push_back(fmt::format("this machine: its GPU(s) on the PCI bus are {} ({}), none NVIDIA: a CUDA build of the "
+                                      "framework cannot use them, whatever driver is installed",
+                                      is_amd ? "AMD" : "Intel", where));
+  std::vector<std::string> fix;
+  if (is_amd) {
+    fix = {"Install the framework's ROCm build (Linux): pip install torch --index-url https://download.pytorch.org/whl/rocm<X.Y> "
+           "(a ROCm line your GPU and that PyTorch release support)",
+           "Windows with an AMD GPU: PyTorch has no ROCm wheels there; use WSL 2 with ROCm where the GPU is supported, or "
+           "torch-directml",
+           "Apps with their own AMD path (ComfyUI, ollama, llama.cpp): start the AMD/ROCm variant, not the CUDA one"};
+  } else {
+    fix = {"Install the framework's Intel GPU build: pip install torch --index-url https://download.pytorch.org/whl/xpu "
+           "(and Intel's GPU driver), then use the 'xpu' device instead of 'cuda'"};
+  }
+  root.fix.insert(root.fix.begin(), fix.begin(), fix.end());
+}
+
 void apply_setting(Match& root, const std::string& lower_paste) {
   for (const Setting& s : settings()) {
     if (std::find(root.root.begin(), root.root.end(), s.condition) != root.root.end()) return;
@@ -1621,6 +1660,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
   if (root) {
     root->root_cause = true;
     apply_setting(*root, lower_text());
+    if (machine) apply_machine(*root, *machine);
   }
   std::stable_sort(out.begin(), out.end(), [](const Match& a, const Match& b) {
     auto rank = [](const Match& x) { return x.root_cause ? 0 : x.harmless ? 2 : 1; };

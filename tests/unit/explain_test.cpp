@@ -772,6 +772,38 @@ TEST(ExplainStory, WhereThePasteRanSharpensTheCondition) {
   EXPECT_FALSE(has(wsl1_oom, "wsl-gpu-blocked"));
 }
 
+// The machine settles what the text cannot: "Found no NVIDIA driver" where every GPU on the PCI bus is
+// AMD's is a CUDA build on the wrong vendor's GPU; with an NVIDIA GPU there (or no machine) it stays a driver question.
+TEST(ExplainStory, TheMachineTellsAWrongVendorBuild) {
+  const std::string no_driver =
+      "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
+      "from http://www.nvidia.com/Download/index.aspx";
+  auto root_of = [](const std::vector<explain::Match>& m) {
+    for (const auto& x : m)
+      if (x.root_cause) return x;
+    return explain::Match{};
+  };
+  auto has = [](const explain::Match& m, const std::string& t) { return std::find(m.root.begin(), m.root.end(), t) != m.root.end(); };
+  Snapshot amd = fixture("h200.json");  // the H200 machine, its GPUs taken for AMD ones
+  ASSERT_FALSE(amd.pci_gpus.empty());
+  for (auto& g : amd.pci_gpus) {
+    g.vendor = "amd";
+    g.vendor_id = 0x1002;
+  }
+  const auto on_amd = root_of(ex().explain(no_driver, &amd));
+  ASSERT_FALSE(on_amd.root.empty());
+  EXPECT_EQ(on_amd.root.front(), "wrong-vendor-build");
+  EXPECT_TRUE(has(on_amd, "driver-not-loaded"));
+  ASSERT_FALSE(on_amd.fix.empty());
+  EXPECT_NE(on_amd.fix.front().find("ROCm"), std::string::npos) << on_amd.fix.front();
+  const Snapshot nvidia = fixture("h200.json");
+  EXPECT_FALSE(has(root_of(ex().explain(no_driver, &nvidia)), "wrong-vendor-build"));
+  EXPECT_FALSE(has(root_of(ex().explain(no_driver)), "wrong-vendor-build"));
+  // A cause the vendor does not change (out of memory) stays as it is.
+  const auto oom = root_of(ex().explain("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB", &amd));
+  EXPECT_FALSE(has(oom, "wrong-vendor-build"));
+}
+
 TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
   const std::vector<std::pair<const char*, const char*>> fires = {
       {"FooLibError: Your GPU (compute capability 3.5) is not supported by this build of FooLib", "arch-unsupported"},
