@@ -1205,7 +1205,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     c.erase(std::unique(c.begin(), c.end()), c.end());
 
     std::optional<Found> sig_found;
-    std::string window;
+    std::string window, wrapped;
     bool repeat = false;
     for (uint32_t id : c) {
       const auto& sig = m.sigs[id];
@@ -1222,6 +1222,18 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         }
         hit = re->search(window);
         if (hit && hit->begin >= L.text.size()) hit.reset();
+      }
+      // A paste hard-wrapped at a fixed width (a mail, a forum's code box, a narrow terminal):
+      // "... is killed by signal: Bus" / "error. It is possible ...". The next line continues this
+      // one when it is the paste's next line, not indented, and starts with a lower-case letter;
+      // the two are read as one, joined by a space, and the match must start on this line.
+      if (!hit && i + 1 < lines.size()) {
+        const LogLine& next = lines[i + 1];
+        if (next.number == L.number + 1 && !next.indented && !next.text.empty() && next.text[0] >= 'a' && next.text[0] <= 'z') {
+          if (wrapped.empty()) wrapped.append(L.text).append(1, ' ').append(next.text);
+          hit = re->search(wrapped);
+          if (hit && hit->begin >= L.text.size()) hit.reset();
+        }
       }
       if (!hit) continue;
       const auto& row = *sig.row;

@@ -61,6 +61,24 @@ std::string strip_terminal_sequences(std::string_view s) {
 // in place of the program's own ' and ", back to ASCII: the signatures are written for what the
 // program printed.
 static std::string plain_quotes(std::string s) {
+  // Quotes escaped by a JSON or Go log ("custom device \"/dev/nvidia0\": lstat ..."): the
+  // backslashes before a quote go, so the program's own words match.
+  if (s.find("\\\"") != std::string::npos) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\\') {
+        size_t j = i;
+        while (j < s.size() && s[j] == '\\') ++j;
+        if (j < s.size() && s[j] == '"') {
+          i = j - 1;  // drop the run of backslashes; the quote is copied next
+          continue;
+        }
+      }
+      out += s[i];
+    }
+    s = std::move(out);
+  }
   if (s.find("\xe2\x80") == std::string::npos) return s;
   std::string out;
   out.reserve(s.size());
@@ -101,6 +119,7 @@ std::vector<LogLine> split_log(std::string_view text) {
       l.text = plain_quotes(std::string(trimmed));
       l.lower = parse::ascii_lower(l.text);
       l.number = number;
+      l.indented = raw.front() == ' ' || raw.front() == '\t';
       lines.push_back(std::move(l));
     }
   };

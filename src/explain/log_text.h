@@ -14,6 +14,7 @@ struct LogLine {
   std::string text;   // without the line break and colour sequences; never cut
   std::string lower;  // text with ASCII letters lowered (what the literal searches read)
   size_t number = 0;  // 1-based line of the paste ("\r" segments share their line's number)
+  bool indented = false;  // the raw line began with white space (a traceback's code, a continued list)
 };
 
 // The lines of `text` that hold something other than white space.

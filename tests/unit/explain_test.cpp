@@ -855,6 +855,28 @@ TEST(ExplainStory, TypographicQuotesAreReadAsTheProgramsOwn) {
   EXPECT_TRUE(names(root_of(m), "cpu-only-build")) << roots(m);
 }
 
+// A JSON or Go log escapes the program's quotes ("device \"/dev/nvidia0\""); they are read as plain quotes.
+// And a paste hard-wrapped at a fixed width is read across the break when the next line continues it.
+TEST(ExplainStory, EscapedQuotesAndHardWrappedLinesAreReadAsPrinted) {
+  const auto escaped = ex().explain(
+      "level=error msg=\"error gathering device information while adding custom device \\\"/dev/nvidia0\\\": lstat "
+      "/dev/nvidia0: no such file or directory\"");
+  EXPECT_TRUE(names(root_of(escaped), "driver-not-loaded")) << roots(escaped);
+  // A backslash before anything else stays: a Windows path is not changed into something that matches.
+  const auto path = ex().explain("C:\\Users\\me\\train.py: error: unrecognized arguments: --foo");
+  EXPECT_FALSE(claims_failure(path)) << roots(path);
+  const auto wrapped = ex().explain(
+      "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n"
+      "error. It is possible that dataloader's workers are out of shared\n"
+      "memory. Please try to raise your shared memory limit.");
+  EXPECT_TRUE(names(root_of(wrapped), "dataloader-shm")) << roots(wrapped);
+  // Not across a line that starts a new statement (a capital, an indented traceback line).
+  const auto split = ex().explain(
+      "RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n"
+      "    error = compute()\n");
+  EXPECT_FALSE(names(root_of(split), "dataloader-shm")) << roots(split);
+}
+
 // A line that says the program goes on without something is a notice, not a failure.
 TEST(ExplainStory, GoingOnWithoutSomethingIsANotice) {
   for (const char* t : {"No module 'xformers'. Proceeding without it.",
