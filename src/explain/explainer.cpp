@@ -1225,11 +1225,15 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       }
       // A paste hard-wrapped at a fixed width (a mail, a forum's code box, a narrow terminal):
       // "... is killed by signal: Bus" / "error. It is possible ...". The next line continues this
-      // one when it is the paste's next line, not indented, and starts with a lower-case letter;
-      // the two are read as one, joined by a space, and the match must start on this line.
-      if (!hit && i + 1 < lines.size()) {
+      // one when this one is long and stops mid-sentence (on a letter, a digit or a comma), and the
+      // next is the paste's next line, not indented, starts with a lower-case letter and is not
+      // another record of the same log (the same first bytes: a host name, a logger); the two are
+      // read as one, joined by a space, and the match must start on this line.
+      if (!hit && i + 1 < lines.size() && L.text.size() >= 40 &&
+          (std::isalnum(static_cast<unsigned char>(L.text.back())) || L.text.back() == ',')) {
         const LogLine& next = lines[i + 1];
-        if (next.number == L.number + 1 && !next.indented && !next.text.empty() && next.text[0] >= 'a' && next.text[0] <= 'z') {
+        if (next.number == L.number + 1 && !next.indented && next.text.size() > 4 && next.text[0] >= 'a' &&
+            next.text[0] <= 'z' && next.text.compare(0, 4, L.text, 0, 4) != 0) {
           if (wrapped.empty()) wrapped.append(L.text).append(1, ' ').append(next.text);
           hit = re->search(wrapped);
           if (hit && hit->begin >= L.text.size()) hit.reset();
