@@ -2,7 +2,9 @@
 #include "knowledge/csv.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstring>
 
 namespace gpuready::knowledge {
 
@@ -68,8 +70,10 @@ std::optional<CsvTable> parse_csv(std::string_view text, std::string* error) {
         }
         // Up to the next quote in one piece.
         const size_t quote = std::min(text.find('"', i), text.size());
-        line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(i),
-                                            text.begin() + static_cast<std::ptrdiff_t>(quote), '\n'));
+        // Its line breaks counted by memchr hops (a cell holds few of them).
+        for (const char* p = text.data() + i, *const stop = text.data() + quote;
+             (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(stop - p)))) != nullptr; ++p)
+          ++line;
         cell.append(text.substr(i, quote - i));
         i = quote;
       }
@@ -88,9 +92,14 @@ std::optional<CsvTable> parse_csv(std::string_view text, std::string* error) {
       if (!end_record()) return mismatch();
     } else {
       // Up to the cell's end in one piece.
+      // The bytes that end an unquoted cell, looked up in a table (one load per byte, not four compares).
+      static constexpr auto ends_cell = [] {
+        std::array<bool, 256> table{};
+        for (const char e : {',', '\r', '\n', '"'}) table[static_cast<unsigned char>(e)] = true;
+        return table;
+      }();
       size_t stop = i;
-      while (stop < text.size() && text[stop] != ',' && text[stop] != '\r' && text[stop] != '\n' && text[stop] != '"')
-        ++stop;
+      while (stop < text.size() && !ends_cell[static_cast<unsigned char>(text[stop])]) ++stop;
       if (stop < text.size() && text[stop] == '"') return fail(line, "a quote inside an unquoted cell");
       cell.append(text.substr(i, stop - i));
       i = stop;
