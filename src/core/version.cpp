@@ -10,7 +10,10 @@ std::optional<Version> Version::parse(std::string_view text) {
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   if (i < text.size() && (text[i] == 'v' || text[i] == 'V')) ++i;
+  if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
   Version v;
+  v.parts.reserve(4);  // "12.4.1", "580.65.06": one allocation each, not a regrowth per part
+  v.widths.reserve(4);
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
     long n = 0;
     size_t digits = 0;

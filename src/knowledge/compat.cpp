@@ -71,8 +71,7 @@ class RowReader {
   long number(size_t r, const char* column) { return version(r, column).major(); }
   std::set<int> sm_list(size_t r, const char* column) {
     std::set<int> out;
-    std::istringstream in(text(r, column));
-    for (std::string w; in >> w;) {
+    for (const std::string& w : words(r, column)) {
       if (!parse::all_digits(w) || w.size() > 4) {
         fail(table_->lines[r], std::string(column) + " has \"" + w + "\", not an sm number");
         return {};
