@@ -934,9 +934,8 @@ const std::vector<ConditionTopic>& condition_topics() {
   return topics;
 }
 
-// All topics' words in one automaton, so a line is read once: the id of a word is its topic
-// times 8 plus 0 for a `says` word, 1 + g for a word of `about` group g.
-// Ids: topic * 8 for a word that says what happened, topic * 8 + 1 + g for a word of about group g.
+// All topics' words, added to the line automaton (a line is read once): the id of a word is base |
+// its topic times 8 plus 0 for a `says` word, 1 + g for a word of `about` group g.
 void add_condition_words(LiteralSet& set, uint32_t base) {
   const auto& topics = condition_topics();
   for (size_t t = 0; t < topics.size(); ++t) {
@@ -1206,6 +1205,12 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
 
     std::optional<Found> sig_found;
     std::string window, wrapped;
+    // A match in a text that continues this line counts only when it starts on this line.
+    auto search_from_line = [&](const Pattern& re, const std::string& joined) {
+      auto hit = re.search(joined);
+      if (hit && hit->begin >= L.text.size()) hit.reset();
+      return hit;
+    };
     bool repeat = false;
     for (uint32_t id : c) {
       const auto& sig = m.sigs[id];
@@ -1220,8 +1225,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           window = L.text;
           for (size_t j = i + 1; j < lines.size() && j < i + 5; ++j) window.append(1, '\n').append(lines[j].text);
         }
-        hit = re->search(window);
-        if (hit && hit->begin >= L.text.size()) hit.reset();
+        hit = search_from_line(*re, window);
       }
       // A paste hard-wrapped at a fixed width (a mail, a forum's code box, a narrow terminal):
       // "... is killed by signal: Bus" / "error. It is possible ...". The next line continues this
@@ -1235,8 +1239,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         if (next.number == L.number + 1 && !next.indented && next.text.size() > 4 && next.text[0] >= 'a' &&
             next.text[0] <= 'z' && next.text.compare(0, 4, L.text, 0, 4) != 0) {
           if (wrapped.empty()) wrapped.append(L.text).append(1, ' ').append(next.text);
-          hit = re->search(wrapped);
-          if (hit && hit->begin >= L.text.size()) hit.reset();
+          hit = search_from_line(*re, wrapped);
         }
       }
       if (!hit) continue;
@@ -1357,12 +1360,12 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       for (const auto& h : hits) {
         const auto* r = m.message_rows[h.id];
         const size_t b = h.end - h.length;
-        const std::string& text = m.message_text[h.id];  // the literal was its first bytes: all of it?
-        if (L.lower.compare(b, text.size(), text) != 0) continue;
-        const size_t end = b + text.size();
+        const std::string& message = m.message_text[h.id];  // the literal was its first bytes: all of it?
+        if (L.lower.compare(b, message.size(), message) != 0) continue;
+        const size_t end = b + message.size();
         if ((b > 0 && is_word_char(L.lower[b - 1])) || (end < L.lower.size() && is_word_char(L.lower[end]))) continue;
         // A short message counts only on a line that names its library ("out of memory" alone is anyone's).
-        if (text.size() < 28 && !line_names_family(L, r->family)) continue;
+        if (message.size() < 28 && !line_names_family(L, r->family)) continue;
         take(r);
       }
       // A message several libraries share ("operation not supported" is CUDA's and cuSPARSE's):

@@ -25,20 +25,18 @@ void LiteralSet::build() {
   for (const auto& l : pending_) total += l.size();
   if (total >= (size_t{1} << 30)) throw std::length_error("LiteralSet: too many literal bytes");
   if (total * 2 <= 0xffff)
-    fill_table(next16_);  // most sets: half the bytes to write and to read
+    fill_table(next16_, total);  // most sets: half the bytes to write and to read
   else
-    fill_table(next_);
+    fill_table(next_, total);
   pending_.clear();
   pending_ids_.clear();
 }
 
 template <typename T>
-void LiteralSet::fill_table(std::vector<T>& next) {
+void LiteralSet::fill_table(std::vector<T>& next, size_t total) {
   const size_t k = classes_;
   // The trie as flat arrays (each node's first child, next sibling and class): no per-node
   // lists to allocate.
-  size_t total = 1;
-  for (const auto& l : pending_) total += l.size();
   std::vector<int32_t> first_child(1, -1), sibling(1, -1);
   std::vector<uint8_t> cls(1, 0);
   first_child.reserve(total);

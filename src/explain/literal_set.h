@@ -55,9 +55,10 @@ class LiteralSet {
   // In 16 bits when the node numbers fit (most sets), else 32: one of the two is filled.
   std::vector<int32_t> next_;
   std::vector<uint16_t> next16_;
-  // Calls on_hit(end, output) for each literal found, in text order, until it returns false.
+  // The trie and its transition table, from pending_; `total` bounds the node count.
   template <typename T>
-  void fill_table(std::vector<T>& next);  // the trie and its transition table, from pending_
+  void fill_table(std::vector<T>& next, size_t total);
+  // Calls on_hit(end, output) for each literal found, in text order, until it returns false.
   template <typename OnHit>
   void walk(std::string_view lower_text, OnHit on_hit) const;
   template <typename T, typename OnHit>

@@ -718,58 +718,59 @@ TEST(ExplainCodes, AnXidCausedByAPreviousXidIsThePrevious) {
   EXPECT_FALSE(names(root_of(alone), "nvlink-error")) << roots(alone);
 }
 
-// Pasted through chat or a web page, ' and " become typographic quotes; the signatures still match.
+// Where the paste ran (a container, WSL 2, WSL 1) sharpens the root cause's condition; other conditions stay.
 TEST(ExplainStory, WhereThePasteRanSharpensTheCondition) {
   const std::string no_driver =
       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
       "from http://www.nvidia.com/Download/index.aspx";
-  auto root_of = [](const std::vector<explain::Match>& m) {
-    for (const auto& x : m)
-      if (x.root_cause) return x;
-    return explain::Match{};
-  };
-  auto has = [](const explain::Match& m, const std::string& t) { return std::find(m.root.begin(), m.root.end(), t) != m.root.end(); };
   // Alone: the driver is not loaded, and nothing more is claimed.
-  const auto plain = root_of(ex().explain(no_driver));
-  EXPECT_TRUE(has(plain, "driver-not-loaded"));
-  EXPECT_FALSE(has(plain, "container-no-gpu"));
-  EXPECT_FALSE(has(plain, "wsl-gpu-blocked"));
+  const auto plain_m = ex().explain(no_driver);
+  const ExplainMatch* plain = root_of(plain_m);
+  EXPECT_TRUE(names(plain, "driver-not-loaded")) << roots(plain_m);
+  EXPECT_FALSE(names(plain, "container-no-gpu"));
+  EXPECT_FALSE(names(plain, "wsl-gpu-blocked"));
   // In a container: the container did not get the GPU, said first, with the words that showed it and the fix.
-  const auto docker = root_of(ex().explain("$ docker run --rm -it pytorch/pytorch python train.py\n" + no_driver));
-  ASSERT_FALSE(docker.root.empty());
-  EXPECT_EQ(docker.root.front(), "container-no-gpu");
-  EXPECT_TRUE(has(docker, "driver-not-loaded"));
+  const auto docker_m = ex().explain("$ docker run --rm -it pytorch/pytorch python train.py\n" + no_driver);
+  const ExplainMatch* docker = root_of(docker_m);
+  ASSERT_TRUE(docker && !docker->root.empty()) << roots(docker_m);
+  EXPECT_EQ(docker->root.front(), "container-no-gpu");
+  EXPECT_TRUE(names(docker, "driver-not-loaded"));
   std::string ev;
-  for (const auto& e : docker.evidence) ev += e + "\n";
+  for (const auto& e : docker->evidence) ev += e + "\n";
   EXPECT_NE(ev.find("your text says \"docker run\""), std::string::npos) << ev;
-  ASSERT_FALSE(docker.fix.empty());
-  EXPECT_NE(docker.fix.front().find("--gpus all"), std::string::npos);
+  ASSERT_FALSE(docker->fix.empty());
+  EXPECT_NE(docker->fix.front().find("--gpus all"), std::string::npos);
   // Under WSL 2: WSL is not exposing the GPU.
-  const auto wsl = root_of(ex().explain("Linux pc 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n" + no_driver));
-  ASSERT_FALSE(wsl.root.empty());
-  EXPECT_EQ(wsl.root.front(), "wsl-gpu-blocked");
+  const auto wsl_m = ex().explain("Linux pc 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n" + no_driver);
+  const ExplainMatch* wsl = root_of(wsl_m);
+  ASSERT_TRUE(wsl && !wsl->root.empty()) << roots(wsl_m);
+  EXPECT_EQ(wsl->root.front(), "wsl-gpu-blocked");
   // A condition the setting does not change stays as it is.
-  const auto oom = root_of(ex().explain("$ docker run --gpus all img\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"));
-  EXPECT_TRUE(has(oom, "out-of-memory"));
-  EXPECT_FALSE(has(oom, "container-no-gpu"));
+  const auto oom = ex().explain("$ docker run --gpus all img\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB");
+  EXPECT_TRUE(names(root_of(oom), "out-of-memory")) << roots(oom);
+  EXPECT_FALSE(names(root_of(oom), "container-no-gpu"));
   // A word that only contains a clue ("dockerfile", "awsl") is not a setting.
-  const auto near = root_of(ex().explain("Step 3/9 : RUN make -f Dockerfile.gpu awsl\n" + no_driver));
-  EXPECT_FALSE(has(near, "container-no-gpu"));
-  EXPECT_FALSE(has(near, "wsl-gpu-blocked"));
+  const auto near = ex().explain("Step 3/9 : RUN make -f Dockerfile.gpu awsl\n" + no_driver);
+  EXPECT_FALSE(names(root_of(near), "container-no-gpu"));
+  EXPECT_FALSE(names(root_of(near), "wsl-gpu-blocked"));
   // WSL 1, told by its kernel release (4.4.0-<Windows build>-Microsoft): no GPU there at all, convert to WSL 2.
-  const auto wsl1 = root_of(ex().explain("Linux pc 4.4.0-22621-Microsoft #2506-Microsoft Fri Jan 01 08:00:00 PST 2016 x86_64\n" + no_driver));
-  ASSERT_FALSE(wsl1.root.empty());
-  EXPECT_EQ(wsl1.root.front(), "wsl-gpu-blocked");
-  ASSERT_FALSE(wsl1.fix.empty());
-  EXPECT_NE(wsl1.fix.front().find("wsl --set-version"), std::string::npos) << wsl1.fix.front();
+  const auto wsl1_m =
+      ex().explain("Linux pc 4.4.0-22621-Microsoft #2506-Microsoft Fri Jan 01 08:00:00 PST 2016 x86_64\n" + no_driver);
+  const ExplainMatch* wsl1 = root_of(wsl1_m);
+  ASSERT_TRUE(wsl1 && !wsl1->root.empty()) << roots(wsl1_m);
+  EXPECT_EQ(wsl1->root.front(), "wsl-gpu-blocked");
+  ASSERT_FALSE(wsl1->fix.empty());
+  EXPECT_NE(wsl1->fix.front().find("wsl --set-version"), std::string::npos) << wsl1->fix.front();
   // Not a WSL 2 kernel, an ordinary 4.4.0 kernel, or WSL 1 with a condition it does not change.
   for (const char* kernel : {"Linux pc 5.10.16.3-microsoft-standard-WSL2 #1 SMP x86_64\n", "Linux pc 4.4.0-210-generic #242-Ubuntu SMP\n"}) {
-    const auto other = root_of(ex().explain(kernel + no_driver));
-    EXPECT_TRUE(other.fix.empty() || other.fix.front().find("wsl --set-version") == std::string::npos) << kernel;
+    const auto other_m = ex().explain(kernel + no_driver);
+    const ExplainMatch* other = root_of(other_m);
+    EXPECT_TRUE(!other || other->fix.empty() || other->fix.front().find("wsl --set-version") == std::string::npos) << kernel;
   }
-  const auto wsl1_oom = root_of(ex().explain("Linux pc 4.4.0-19041-Microsoft\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"));
-  EXPECT_TRUE(has(wsl1_oom, "out-of-memory"));
-  EXPECT_FALSE(has(wsl1_oom, "wsl-gpu-blocked"));
+  const auto wsl1_oom =
+      ex().explain("Linux pc 4.4.0-19041-Microsoft\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB");
+  EXPECT_TRUE(names(root_of(wsl1_oom), "out-of-memory")) << roots(wsl1_oom);
+  EXPECT_FALSE(names(root_of(wsl1_oom), "wsl-gpu-blocked"));
 }
 
 // The machine settles what the text cannot: "Found no NVIDIA driver" where every GPU on the PCI bus is
@@ -778,30 +779,25 @@ TEST(ExplainStory, TheMachineTellsAWrongVendorBuild) {
   const std::string no_driver =
       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
       "from http://www.nvidia.com/Download/index.aspx";
-  auto root_of = [](const std::vector<explain::Match>& m) {
-    for (const auto& x : m)
-      if (x.root_cause) return x;
-    return explain::Match{};
-  };
-  auto has = [](const explain::Match& m, const std::string& t) { return std::find(m.root.begin(), m.root.end(), t) != m.root.end(); };
   Snapshot amd = fixture("h200.json");  // the H200 machine, its GPUs taken for AMD ones
   ASSERT_FALSE(amd.pci_gpus.empty());
   for (auto& g : amd.pci_gpus) {
     g.vendor = "amd";
     g.vendor_id = 0x1002;
   }
-  const auto on_amd = root_of(ex().explain(no_driver, &amd));
-  ASSERT_FALSE(on_amd.root.empty());
-  EXPECT_EQ(on_amd.root.front(), "wrong-vendor-build");
-  EXPECT_TRUE(has(on_amd, "driver-not-loaded"));
-  ASSERT_FALSE(on_amd.fix.empty());
-  EXPECT_NE(on_amd.fix.front().find("ROCm"), std::string::npos) << on_amd.fix.front();
+  const auto on_amd_m = ex().explain(no_driver, &amd);
+  const ExplainMatch* on_amd = root_of(on_amd_m);
+  ASSERT_TRUE(on_amd && !on_amd->root.empty()) << roots(on_amd_m);
+  EXPECT_EQ(on_amd->root.front(), "wrong-vendor-build");
+  EXPECT_TRUE(names(on_amd, "driver-not-loaded"));
+  ASSERT_FALSE(on_amd->fix.empty());
+  EXPECT_NE(on_amd->fix.front().find("ROCm"), std::string::npos) << on_amd->fix.front();
   const Snapshot nvidia = fixture("h200.json");
-  EXPECT_FALSE(has(root_of(ex().explain(no_driver, &nvidia)), "wrong-vendor-build"));
-  EXPECT_FALSE(has(root_of(ex().explain(no_driver)), "wrong-vendor-build"));
+  EXPECT_FALSE(names(root_of(ex().explain(no_driver, &nvidia)), "wrong-vendor-build"));
+  EXPECT_FALSE(names(root_of(ex().explain(no_driver)), "wrong-vendor-build"));
   // A cause the vendor does not change (out of memory) stays as it is.
-  const auto oom = root_of(ex().explain("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB", &amd));
-  EXPECT_FALSE(has(oom, "wrong-vendor-build"));
+  const auto oom = ex().explain("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB", &amd);
+  EXPECT_FALSE(names(root_of(oom), "wrong-vendor-build"));
 }
 
 TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
@@ -848,6 +844,7 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
   }
 }
 
+// Pasted through chat or a web page, ' and " become typographic quotes; the signatures still match.
 TEST(ExplainStory, TypographicQuotesAreReadAsTheProgramsOwn) {
   const auto m = ex().explain(
       "Specified provider \xe2\x80\x98" "CUDAExecutionProvider\xe2\x80\x99 is not in available provider names. Available "
