@@ -101,7 +101,9 @@ std::string family_label(const std::string& family) {
       {"cusolver", "cuSOLVER"},         {"cufft", "cuFFT"},                  {"cusparse", "cuSPARSE"},
       {"curand", "cuRAND"},             {"nccl", "NCCL"},                    {"hip", "HIP"},
       {"hsa", "HSA (ROCm runtime)"},    {"rocblas", "rocBLAS"},              {"hipblas", "hipBLAS"},
-      {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"},            {"nvml", "NVML (NVIDIA management library)"}};
+      {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"},            {"nvml", "NVML (NVIDIA management library)"},
+      {"level-zero", "Level Zero (Intel GPU driver API)"}, {"sycl-ur", "SYCL Unified Runtime (Intel oneAPI)"},
+      {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -850,7 +852,7 @@ const std::vector<ConditionTopic>& condition_topics() {
       {"words.cpu-only-build", "cpu-only-build",
        {"not compiled with", "built without", "compiled without", "cpu-only", "cpu only build", "no cuda support",
         "without cuda support", "without gpu support", "not built with cuda", "not built with gpu"},
-       {{"cuda", "gpu", "rocm", "hip"}, {"torch", "tensorflow", "jax", "paddle", "mxnet", "onnxruntime", "cupy"}},
+       {{"cuda", "gpu", "rocm", "hip", "xpu"}, {"torch", "tensorflow", "jax", "paddle", "mxnet", "onnxruntime", "cupy"}},
        "A CPU-only build of the framework is installed",
        "Install the framework's GPU build (PyTorch: the +cuXXX wheel from download.pytorch.org/whl/cuXXX; TensorFlow: "
        "pip install tensorflow[and-cuda]; JAX: pip install jax[cuda12]) in this environment, after uninstalling the CPU one"},
@@ -897,6 +899,15 @@ const std::vector<ConditionTopic>& condition_topics() {
        "Use a smaller batch, sequence length or model (or quantise it) ;; Close other processes on the GPU (nvidia-smi "
        "lists them) ;; PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation; TensorFlow/JAX: "
        "allow memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false)"},
+      {"words.host-out-of-memory", "host-out-of-memory",
+       {"out of memory", "not enough memory", "insufficient memory", "can't allocate memory", "cannot allocate memory",
+        "failed to allocate", "memory allocation failed"},
+       {{"cpuallocator", "alloc_cpu", "host memory", "system memory", "system ram", "cpu memory", "page file",
+         "paging file"}},
+       "The machine ran out of host memory (RAM, or the Windows page file)",
+       "Load less into RAM at once (smaller batch, fewer DataLoader workers, a memory-mapped or streamed dataset; load "
+       "model weights straight to the GPU) ;; Close other programs; on Windows let the page file grow (System > About > "
+       "Advanced system settings > Performance > Virtual memory: system managed) ;; Add swap or RAM"},
       {"words.no-gpu-visible", "no-gpu-visible",
        {"no cuda gpus are available", "no cuda-capable device", "no gpu found", "no gpus found", "no gpu was found",
         "no gpus were found", "no gpu detected", "no gpus detected", "no nvidia gpu", "could not find any gpu",

@@ -710,6 +710,30 @@ TEST(ExplainCodes, NvmlCodesAsTheBindingsPrintThem) {
     EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
 }
 
+// Intel's GPU stack (Level Zero, SYCL's plugin interface and Unified Runtime) prints its result names;
+// they carry the condition the result means.
+TEST(ExplainCodes, IntelGpuRuntimeResultsByName) {
+  const struct {
+    const char* text;
+    const char* code;
+    const char* condition;
+  } fires[] = {
+      {"RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES) -5 (PI_ERROR_OUT_OF_RESOURCES)",
+       "PI_ERROR_OUT_OF_RESOURCES", "out-of-memory"},
+      {"terminate called after throwing an instance of 'sycl::_V1::exception' what(): No device of requested type available. "
+       "-1 (PI_ERROR_DEVICE_NOT_FOUND)", "PI_ERROR_DEVICE_NOT_FOUND", "no-gpu-visible"},
+      {"zeInit failed: ZE_RESULT_ERROR_UNINITIALIZED", "ZE_RESULT_ERROR_UNINITIALIZED", "driver-not-loaded"},
+      {"UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "out-of-memory"},
+  };
+  for (const auto& c : fires) {
+    const auto m = ex().explain(c.text);
+    EXPECT_TRUE(names(root_of(m), c.code)) << c.text << ": " << roots(m);
+    EXPECT_TRUE(names(root_of(m), c.condition)) << c.text << ": " << roots(m);
+  }
+  // A name of the family that is not a result is nothing.
+  EXPECT_TRUE(ex().explain("ZE_RESULT_ERROR_FOO_BAR").empty());
+}
+
 TEST(ExplainCodes, AnXidCausedByAPreviousXidIsThePrevious) {
   const auto m = ex().explain("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by "
                               "previous Xid 149");
@@ -805,6 +829,8 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"FooLibError: Your GPU (compute capability 3.5) is not supported by this build of FooLib", "arch-unsupported"},
       {"FooLib: the NVIDIA driver installed on this machine is too old for this release", "driver-too-old"},
       {"FooError: failed to allocate 2.00 GiB of GPU memory for the frob buffer", "out-of-memory"},
+      {"FooError: cannot allocate memory for the 4 GiB staging buffer in host memory", "host-out-of-memory"},
+      {"FooError: foo.xpu() is unavailable: torch was built without XPU support", "cpu-only-build"},
       {"fooctl: open /dev/nvidiactl: permission denied", "nvidia-device-permission"},
       {"fooctl: cannot open /dev/kfd: Permission denied", "rocm-permission"},
       {"FooRuntimeError: no GPU found on this host", "no-gpu-visible"},
@@ -837,7 +863,8 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
                            "open /home/me/data.csv: permission denied", "WARNING: no GPU found, using the CPU instead",
                            "OSError: [Errno 28] No space left on device: '/home/me/ckpt'",
                            "requests.exceptions.ConnectionError: connection refused by api.example.com",
-                           "ERROR: the download timed out", "ERROR: package foo was built without docs"}) {
+                           "ERROR: the download timed out", "ERROR: package foo was built without docs",
+                           "ERROR: cannot allocate memory for the image cache (raise cache_mb)"}) {
     const auto m = ex().explain(text);
     EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
         << text << ": " << roots(m);
