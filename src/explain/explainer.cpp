@@ -655,7 +655,36 @@ int notice_level(const LogLine& L) {
 
 // Whether a line says that something failed. Info-level lines are held to the strong words only
 // (start-up chatter says "failed to ..." of things that do not matter); others to all.
+// A command the user typed or a shell traced, not a program's output: "+ curl --retry-connrefused
+// ..." (set -x), "$ nvidia-smi", "root@host:~# modprobe nvidia", "PS C:\\Users\\me> python x.py",
+// "C:\\work>python x.py", ">>> import torch". Its words ("--retry-connrefused") say nothing failed.
+bool is_command_line(std::string_view t) {
+  const size_t p = t.find_first_not_of(" \t");
+  if (p == std::string_view::npos) return false;
+  t.remove_prefix(p);
+  for (const char* prefix : {"+ ", "$ ", "# ", ">>> ", "... "})
+    if (t.starts_with(prefix)) return true;
+  if (t.starts_with("PS ") && t.size() > 5 && t[4] == ':' && t[5] == '\\') return t.find("> ") != std::string_view::npos;
+  if (t.size() > 3 && t[1] == ':' && t[2] == '\\' && ((t[0] >= 'A' && t[0] <= 'Z') || (t[0] >= 'a' && t[0] <= 'z'))) {
+    const size_t gt = t.find('>');
+    return gt != std::string_view::npos && t.find_first_of(" \"'", 0) > gt;  // "C:\\dir>cmd": no space before the '>'
+  }
+  // user@host:path$ or # (a prompt ends at the first "$ " or "# " after an '@' and a ':')
+  const size_t at = t.find('@');
+  if (at == std::string_view::npos || at == 0) return false;
+  for (size_t q = 0; q < at; ++q)
+    if (!(is_word_char(t[q]) || t[q] == '-' || t[q] == '.')) return false;
+  const size_t colon = t.find(':', at);
+  if (colon == std::string_view::npos) return false;
+  for (size_t q = at + 1; q < colon; ++q)
+    if (!(is_word_char(t[q]) || t[q] == '-' || t[q] == '.')) return false;
+  const size_t end = t.find_first_of("$#", colon);
+  return end != std::string_view::npos && end + 1 < t.size() && t[end + 1] == ' ' &&
+         t.substr(colon, end - colon).find(' ') == std::string_view::npos;
+}
+
 bool says_failure(const LogLine& L, int level) {
+  if (is_command_line(L.text)) return false;
   static const char* const strong[] = {"error", "fatal", "exception", "traceback", "out of memory", "abort", "segmentation",
                                        "killed", "crash", "illegal", "deadlock"};
   static const char* const weak[] = {"fail", "cannot", "can't", "could not", "couldn't", "unable", "not found", "no such",
@@ -673,8 +702,19 @@ bool says_failure(const LogLine& L, int level) {
   if (level == 2)
     for (const char* g : goes_on)
       if (L.lower.find(g) != std::string::npos) return false;
+  // A weak word inside a condition ("If X fails to find the driver, install ...", "in case the
+  // download fails") says what to do if something fails, not that it did.
+  auto conditional = [&](size_t at) {
+    size_t from = L.lower.find_last_of(".;:!?", at);
+    from = from == std::string::npos ? 0 : from + 1;
+    const std::string_view clause(L.lower.data() + from, at - from);
+    for (const char* c : {"if ", "in case ", "unless ", "whether "})
+      if (clause.find(c) != std::string_view::npos) return true;
+    return false;
+  };
   for (const char* w : weak)
-    if (L.lower.find(w) != std::string::npos) return true;
+    for (size_t at = L.lower.find(w); at != std::string::npos; at = L.lower.find(w, at + 1))
+      if (!conditional(at)) return true;
   return false;
 }
 

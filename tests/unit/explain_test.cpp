@@ -913,6 +913,27 @@ TEST(ExplainStory, GoingOnWithoutSomethingIsANotice) {
   EXPECT_TRUE(ex().explain("Falling back to CPU: Traceback (most recent call last):").empty());
 }
 
+// What to do if something fails is not a failure, and a command the user typed or a shell traced
+// is not output: neither keeps warning-level lines from being a notice.
+TEST(ExplainStory, ConditionalsAndTypedCommandsDoNotSayAFailure) {
+  for (const char* t :
+       {"WARNING: the installer had to guess the module path. If X fails to find the module, install pkg-config.",
+        "+ curl -fsSL --retry-connrefused --retry 10 https://example.com/x.run -o x.run\n"
+        "WARNING: foo is deprecated and will be removed in 2.0",
+        "root@gpu-node:~# modprobe foo --fail-on-error\nWARNING: foo is deprecated",
+        "PS C:\\Users\\me> python missing_check.py\nUserWarning: foo is deprecated",
+        "C:\\work>python train.py --no-fail\nWARNING: foo is deprecated"}) {
+    const auto m = ex().explain(t);
+    ASSERT_FALSE(m.empty()) << t;
+    EXPECT_FALSE(claims_failure(m)) << t << ": " << roots(m);
+  }
+  // A failure said outright, or a program's own line that merely starts like a path, still counts.
+  for (const char* t : {"WARNING: the frob plugin failed to load; if needed, reinstall it",
+                        "C:\\work\\run.py: foo failed with exit code 3",
+                        "user@host: connection to the frob service failed"})
+    EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
+}
+
 // The literal automaton behind the prefilter: every occurrence, overlapping ones and a literal
 // inside another included, in the small (16-bit) table and the large one alike.
 TEST(LiteralSet, FindsEveryOccurrenceInSmallAndLargeTables) {
