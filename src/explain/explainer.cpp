@@ -643,10 +643,13 @@ int notice_level(const LogLine& L) {
   // A line that says the program goes on without something, or that something is deprecated, is a
   // notice whatever its level marker: "No module 'xformers'. Proceeding without it.", "Falling back
   // to native attention", "X is deprecated. Please use Y instead", "... taints kernel", or that
-  // calls itself a warning one may turn off ("... To silence this warning, specify ...").
+  // calls itself a warning one may turn off ("... To silence this warning, specify ..."), not an
+  // error, or a cost in speed only ("This may degrade performance for compute-heavy workloads").
   static const char* const going_on[] = {"proceeding without", "falling back to", "is deprecated", "are deprecated",
                                          "will be removed in", "taints kernel", "tainting kernel", "to silence this warning",
-                                         "to suppress this warning", "to disable this warning", "can be safely ignored"};
+                                         "to suppress this warning", "to disable this warning", "can be safely ignored",
+                                         "this is not an error", "may impair performance", "may degrade performance",
+                                         "may hurt performance", "may reduce performance", "skipping import of"};
   if (level == 0)
     for (const char* g : going_on)
       if (L.lower.find(g) != std::string::npos) return 1;
@@ -692,13 +695,21 @@ bool says_failure(const LogLine& L, int level) {
                                      "not supported", "unsupported", "incompatible", "not compatible", "refused",
                                      "timed out", "timeout", "no kernel", "no cuda", "no gpu", "not initialized",
                                      "missing", "not installed", "not enabled", "corrupt", "violation", "hang"};
+  // "This is not an error" / "no error" deny the word they hold.
+  auto denied = [&](size_t at) {
+    for (std::string_view d : {"not an ", "no "})
+      if (at >= d.size() && std::string_view(L.lower).substr(at - d.size(), d.size()) == d) return true;
+    return false;
+  };
   for (const char* w : strong)
-    if (L.lower.find(w) != std::string::npos) return true;
+    for (size_t at = L.lower.find(w); at != std::string::npos; at = L.lower.find(w, at + 1))
+      if (!denied(at)) return true;
   if (level == 1) return false;
   // A warning that says how the program goes on reports a fallback, not a failure: "FP16 is not
   // supported on CPU; using FP32 instead", "only supported for CUDA ... Disabling it", "has no effect".
   static const char* const goes_on[] = {"instead", "disabling it", "falling back", "fall back to", "proceeding without",
-                                        "has no effect", "will be ignored", "defaulting to"};
+                                        "has no effect", "will be ignored", "defaulting to", "this is not an error",
+                                        "may impair performance", "may degrade performance"};
   if (level == 2)
     for (const char* g : goes_on)
       if (L.lower.find(g) != std::string::npos) return false;
@@ -712,9 +723,10 @@ bool says_failure(const LogLine& L, int level) {
       if (clause.find(c) != std::string_view::npos) return true;
     return false;
   };
+  // At a word's start: "hang" is not in "changed".
   for (const char* w : weak)
     for (size_t at = L.lower.find(w); at != std::string::npos; at = L.lower.find(w, at + 1))
-      if (!conditional(at)) return true;
+      if ((at == 0 || !std::isalpha(static_cast<unsigned char>(L.lower[at - 1]))) && !conditional(at)) return true;
   return false;
 }
 

@@ -905,7 +905,11 @@ TEST(ExplainStory, EscapedQuotesAndHardWrappedLinesAreReadAsPrinted) {
 TEST(ExplainStory, GoingOnWithoutSomethingIsANotice) {
   for (const char* t : {"No module 'xformers'. Proceeding without it.",
                         "Attention mode 'softmax-xformers' is not available. Falling back to native attention.",
-                        "tf.nn.fused_batch_norm is deprecated. Please use tf.compat.v1.nn.fused_batch_norm instead"}) {
+                        "tf.nn.fused_batch_norm is deprecated. Please use tf.compat.v1.nn.fused_batch_norm instead",
+                        "[foo.py:80] Your GPU does not have native support for FP4. Emulation will be used. This may degrade "
+                        "performance.",
+                        "UserWarning: frob strides do not match. This is not an error, but may impair performance.",
+                        "UserWarning: the frob layout changed since the module was built"}) {  // "hang" is not in "changed"
     const auto m = ex().explain(t);
     ASSERT_FALSE(m.empty()) << t;
     EXPECT_FALSE(claims_failure(m)) << t << ": " << roots(m);
