@@ -1070,7 +1070,7 @@ struct Setting {
   std::vector<const char*> sharpens;   // root tokens it applies to
   const char* why;
   const char* fix;
-  // A clue no fixed word can say: the paste's position of it, or npos (then `clues` are not read).
+  // A clue no fixed word can say: the paste's position of it, or npos (then `clues` are read).
   size_t (*find_clue)(std::string_view lower) = nullptr;
 };
 
@@ -1083,6 +1083,22 @@ size_t find_wsl1_kernel(std::string_view lower) {
     while (d < lower.size() && parse::is_digit(lower[d])) ++d;
     if (d > at + 6 && lower.compare(d, 10, "-microsoft") == 0 && lower.compare(d, 19, "-microsoft-standard") != 0) return at;
   }
+  return std::string_view::npos;
+}
+
+// A shell prompt or log prefix whose host is a Windows computer's default name, "DESKTOP-5A67SBM"
+// ("LAPTOP-" and 8 characters on some laptops): a Linux shell there is WSL, which takes the Windows
+// machine's name ("anurag@DESKTOP-5A67SBM:~$", "DESKTOP-5A67SBM:1234:1234 [0] NCCL INFO ..."). A
+// Windows program naming its own host ("[DESKTOP-5A67SBM]:29500") is not one.
+size_t find_windows_host_prompt(std::string_view lower) {
+  for (std::string_view name : {"desktop-", "laptop-"})
+    for (size_t at = lower.find(name); at != std::string_view::npos; at = lower.find(name, at + 1)) {
+      if (at > 0 && lower[at - 1] != '@' && lower[at - 1] != '\n') continue;
+      size_t e = at + name.size();
+      while (e < lower.size() && ((lower[e] >= 'a' && lower[e] <= 'z') || parse::is_digit(lower[e]))) ++e;
+      const size_t n = e - at - name.size();
+      if (n >= 6 && n <= 9 && e < lower.size() && lower[e] == ':') return at;
+    }
   return std::string_view::npos;
 }
 
@@ -1103,11 +1119,17 @@ const std::vector<Setting>& settings() {
       {"wsl-libcuda", wsl, {"libcuda.so", "libcuda.so.1"},
        "under WSL 2 libcuda comes from Windows' driver as /usr/lib/wsl/lib/libcuda.so.1, which the loader did not find",
        "Under WSL 2: ls -l /usr/lib/wsl/lib/libcuda* ; export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH (or add the folder "
-       "to /etc/ld.so.conf.d and run sudo ldconfig); do not install a Linux NVIDIA driver inside WSL"},
-      {"wsl-gpu-blocked", wsl, no_device,
+       "to /etc/ld.so.conf.d and run sudo ldconfig); do not install a Linux NVIDIA driver inside WSL",
+       find_windows_host_prompt},
+      {"wsl-gpu-blocked", wsl, [] {  // and a container under WSL 2 that got no GPU: WSL's side first
+         auto t = no_device;
+         t.push_back("container-no-gpu");
+         return t;
+       }(),
        "under WSL 2 the GPU is Windows' (the Linux side has no NVIDIA kernel driver): WSL is not exposing it",
        "Under WSL 2: update the Windows NVIDIA driver and WSL (wsl --update, then wsl --shutdown); nvidia-smi must work in Windows "
-       "first; remove any Linux nvidia-driver / nvidia-utils package installed inside WSL"},
+       "first; remove any Linux nvidia-driver / nvidia-utils package installed inside WSL",
+       find_windows_host_prompt},
       {"container-no-gpu",
        {"docker run", "docker: error response from daemon", "docker exec", "docker compose", "podman ", "kubectl", "kubelet", "enroot",
         "pyxis", "apptainer", "singularity", "nvidia-container-cli", "oci runtime", "containerd"},
@@ -1171,10 +1193,13 @@ void apply_setting(Match& root, const std::string& lower_paste) {
     if (s.find_clue) {
       if (const size_t at = s.find_clue(lower_paste); at != std::string_view::npos) {
         size_t e = at;
-        while (e < lower_paste.size() && !std::isspace(static_cast<unsigned char>(lower_paste[e])) && lower_paste[e] != ')') ++e;
+        while (e < lower_paste.size() && !std::isspace(static_cast<unsigned char>(lower_paste[e])) && lower_paste[e] != ')' &&
+               lower_paste[e] != ':')
+          ++e;
         clue = lower_paste.substr(at, e - at);
       }
-    } else {
+    }
+    if (clue.empty()) {
       for (const char* c : s.clues)
         if (lower_paste.find(c) != std::string::npos) {
           clue = c;

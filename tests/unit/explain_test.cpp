@@ -777,6 +777,33 @@ TEST(ExplainStory, WhereThePasteRanSharpensTheCondition) {
   const auto near = ex().explain("Step 3/9 : RUN make -f Dockerfile.gpu awsl\n" + no_driver);
   EXPECT_FALSE(names(root_of(near), "container-no-gpu"));
   EXPECT_FALSE(names(root_of(near), "wsl-gpu-blocked"));
+  // A Linux prompt on a host with a Windows computer's default name is WSL (it takes the machine's name).
+  const auto host_m = ex().explain("anurag@DESKTOP-5A67SBM:~$ python -c 'import torch; torch.cuda.init()'\n" + no_driver);
+  const ExplainMatch* host = root_of(host_m);
+  ASSERT_TRUE(host && !host->root.empty()) << roots(host_m);
+  EXPECT_EQ(host->root.front(), "wsl-gpu-blocked");
+  std::string host_ev;
+  for (const auto& e : host->evidence) host_ev += e + "\n";
+  EXPECT_NE(host_ev.find("your text says \"desktop-5a67sbm\""), std::string::npos) << host_ev;
+  const auto libcuda_m = ex().explain("me@LAPTOP-9QK2LM3T:/mnt/c/work$ python t.py\n"
+                                      "OSError: libcuda.so.1: cannot open shared object file: No such file or directory");
+  EXPECT_TRUE(names(root_of(libcuda_m), "wsl-libcuda")) << roots(libcuda_m);
+  // A container under WSL 2 that got no GPU: WSL's side is said first.
+  const auto wsl_docker = ex().explain(
+      "root@DESKTOP-5A67SBM:/home/me# docker run --rm --gpus all nvidia/cuda:11.0-base nvidia-smi\n"
+      "docker: Error response from daemon: OCI runtime create failed: container_linux.go:370: starting container process "
+      "caused: process_linux.go:459: container init caused: Running hook #0:: error running hook: exit status 1, stdout: , "
+      "stderr: nvidia-container-cli: initialization error: driver error: failed to process request: unknown.");
+  ASSERT_TRUE(root_of(wsl_docker) && !root_of(wsl_docker)->root.empty()) << roots(wsl_docker);
+  EXPECT_EQ(root_of(wsl_docker)->root.front(), "wsl-gpu-blocked") << roots(wsl_docker);
+  EXPECT_TRUE(names(root_of(wsl_docker), "container-no-gpu"));
+  // Not a Windows program naming its host, nor a host merely called desktop-something.
+  for (const std::string& other : {std::string("[W socket.cpp:663] [c10d] The client socket has failed to connect to "
+                                               "[DESKTOP-5A67SBM]:29500\n"),
+                                   std::string("me@desktop-pc:~$ python t.py\n")}) {
+    const auto m = ex().explain(other + no_driver);
+    EXPECT_FALSE(names(root_of(m), "wsl-gpu-blocked")) << other << roots(m);
+  }
   // WSL 1, told by its kernel release (4.4.0-<Windows build>-Microsoft): no GPU there at all, convert to WSL 2.
   const auto wsl1_m =
       ex().explain("Linux pc 4.4.0-22621-Microsoft #2506-Microsoft Fri Jan 01 08:00:00 PST 2016 x86_64\n" + no_driver);
