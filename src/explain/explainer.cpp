@@ -656,8 +656,6 @@ int notice_level(const LogLine& L) {
   return level;
 }
 
-// Whether a line says that something failed. Info-level lines are held to the strong words only
-// (start-up chatter says "failed to ..." of things that do not matter); others to all.
 // A command the user typed or a shell traced, not a program's output: "+ curl --retry-connrefused
 // ..." (set -x), "$ nvidia-smi", "root@host:~# modprobe nvidia", "PS C:\\Users\\me> python x.py",
 // "C:\\work>python x.py", ">>> import torch". Its words ("--retry-connrefused") say nothing failed.
@@ -686,6 +684,8 @@ bool is_command_line(std::string_view t) {
          t.substr(colon, end - colon).find(' ') == std::string_view::npos;
 }
 
+// Whether a line says that something failed. Info-level lines are held to the strong words only
+// (start-up chatter says "failed to ..." of things that do not matter); others to all.
 bool says_failure(const LogLine& L, int level) {
   if (is_command_line(L.text)) return false;
   static const char* const strong[] = {"error", "fatal", "exception", "traceback", "out of memory", "abort", "segmentation",
