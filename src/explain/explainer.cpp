@@ -544,7 +544,8 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"no such file or directory", "library.missing", true},
       {"dlopen", "library.missing", false},
       {"undefined symbol", "library.undefined-symbol", true},
-      {"not found (required by", "library.version-not-found", false},
+      // "X: version `V' not found (required by Y)": X is the copy that lacks V (Y only asked for it).
+      {"not found (required by", "library.version-not-found", true},
       {"cannot find -l", "library.link-missing", false},
       // Windows' loader dialog: "The code execution cannot proceed because X.dll was not found.",
       // "The program can't start because X.dll is missing from your computer."
@@ -1607,8 +1608,32 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         }
       }
     }
-    // libstdc++'s "version `GLIBCXX_3.4.30' not found": the C++ runtime is older than the build.
-    if (L.lower.find("version `glibcxx_") != std::string::npos || L.lower.find("version 'glibcxx_") != std::string::npos) {
+    // The version tag a loader says is missing names the runtime: libstdc++'s GLIBCXX_3.4.30 or
+    // CXXABI_1.3.9 (the C++ runtime is older than the build), glibc's GLIBC_2.32 (the binary was
+    // built for a newer distribution than this one).
+    auto missing_tag = [&](std::string_view tag) {
+      for (const char* q : {"version `", "version '"})
+        if (L.lower.find(std::string(q) + std::string(tag)) != std::string::npos) return true;
+      return false;
+    };
+    if (missing_tag("glibc_")) {
+      if (!lib_found) {
+        Found f;
+        f.m.line = L.number;
+        f.m.tier = 3;
+        f.m.evidence.push_back("your text: " + shown(L.text));
+        lib_found = std::move(f);
+      }
+      lib_found->m.code = "library.glibc-too-old";
+      lib_found->m.title = "The C library of this system is older than the program was built for";
+      lib_found->m.cause = "The binary asks for a GLIBC symbol version this distribution's libc.so.6 does not have: it was built "
+                           "on (or for) a newer Linux distribution. glibc cannot be replaced per environment.";
+      lib_found->m.fix = {"Use the package's build for older distributions: an older release whose wheel has a manylinux tag "
+                          "this system meets (pip install \"<package><X\"), or the conda-forge build",
+                          "Or run it on a newer OS or in a container image with a newer glibc (ldd --version shows this one's)"};
+      lib_found->m.root = {"glibc-too-old", "libc.so.6"};
+    }
+    if (missing_tag("glibcxx_") || missing_tag("cxxabi_")) {
       if (!lib_found) {
         Found f;
         f.m.code = "library.libstdcxx-too-old";
@@ -1616,7 +1641,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         f.m.tier = 3;
         f.m.evidence.push_back("your text: " + shown(L.text));
         f.m.title = "The C++ runtime found first is older than the program needs";
-        f.m.cause = "A libstdc++.so.6 without the GLIBCXX version the extension was built with is loaded first (the system's "
+        f.m.cause = "A libstdc++.so.6 without the GLIBCXX/CXXABI version the extension was built with is loaded first (the system's "
                     "is older, or an environment's older copy shadows a newer one).";
         lib_found = std::move(f);
       }

@@ -540,6 +540,31 @@ TEST(ExplainLibraries, FilesThatAreNotLibrariesStayUnclaimed) {
   EXPECT_TRUE(names(root_of(glibcxx), "libstdcxx-too-old")) << roots(glibcxx);
 }
 
+// The version tag a loader says is missing names the runtime, and the copy that lacks it is the one
+// before ": version" (not the one that asked for it, after "required by").
+TEST(ExplainLibraries, AMissingVersionTagNamesTheRuntimeThatLacksIt) {
+  const auto cxxabi = ex().explain(
+      "OSError: /lib64/libstdc++.so.6: version `CXXABI_1.3.9' not found (required by "
+      "/env/lib/python3.9/site-packages/bitsandbytes/libbitsandbytes_cuda114_nocublaslt.so)");
+  EXPECT_TRUE(names(root_of(cxxabi), "libstdcxx-too-old")) << roots(cxxabi);
+  const auto glibc = ex().explain(
+      "ImportError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found (required by "
+      "/home/u/.local/lib/python3.8/site-packages/jaxlib/xla_extension.so)");
+  ASSERT_NE(root_of(glibc), nullptr);
+  EXPECT_EQ(root_of(glibc)->code, "library.glibc-too-old") << roots(glibc);
+  EXPECT_TRUE(names(root_of(glibc), "glibc-too-old")) << roots(glibc);
+  EXPECT_FALSE(names(root_of(glibc), "libstdcxx-too-old")) << roots(glibc);
+  // A library's own version node: the older copy before ": version" is the one to replace.
+  const auto jit = ex().explain(
+      "ImportError: /usr/local/cuda/lib64/libnvJitLink.so.12: version `libnvJitLink.so.12' not found (required by "
+      "/venv/lib/python3.10/site-packages/nvidia/cusparse/lib/libcusparse.so.12)");
+  EXPECT_TRUE(names(root_of(jit), "libnvJitLink.so.12")) << roots(jit);
+  ASSERT_NE(root_of(jit), nullptr);
+  EXPECT_NE(root_of(jit)->title.find("libnvJitLink"), std::string::npos) << root_of(jit)->title;
+  // Other version words stay silent: a GLIBC mention that is not a missing version tag.
+  EXPECT_FALSE(claims_failure(ex().explain("ldd (Ubuntu GLIBC 2.35-0ubuntu3.8) 2.35"))) << "ldd --version";
+}
+
 // Nothing in the catalogue, but only info/warning-level lines and none says that something failed:
 // a notice. A failure word (strong ones even at info level) or an unmarked line keeps it out.
 TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
