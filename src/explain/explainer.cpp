@@ -1675,9 +1675,20 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       code_matches.push_back(std::move(x));
     }
     // TensorFlow's start-up probe for TensorRT ("Could not load dynamic library 'libnvinfer.so.7'")
-    // is only a failure for someone who uses TF-TRT.
+    // is only a failure for someone who uses TF-TRT: not when TF-TRT itself then dies on it (a
+    // fatal-level line of tf2tensorrt: "F tensorflow/compiler/tf2tensorrt/stub/nvinfer_stub.cc:49]
+    // getInferLibVersion symbol not found.").
+    auto trt_fatal = [&] {
+      const std::string& w = lower_text();
+      for (size_t at = w.find("tf2tensorrt"); at != std::string::npos; at = w.find("tf2tensorrt", at + 1)) {
+        const size_t bol = w.rfind('\n', at) == std::string::npos ? 0 : w.rfind('\n', at) + 1;
+        const std::string_view head(w.data() + bol, at - bol);
+        if (head.find(": f ") != std::string_view::npos || head.starts_with("f0") || head.starts_with("f1")) return true;
+      }
+      return false;
+    };
     if (lib_found && lib_found->optional_library && L.lower.find("dso_loader") != std::string::npos &&
-        (!sig_found || !sig_found->m.harmless)) {
+        (!sig_found || !sig_found->m.harmless) && !trt_fatal()) {
       Found& t = sig_found ? *sig_found : *lib_found;
       t.m.harmless = true;
       t.m.title = "TensorFlow did not find TensorRT (optional): " + lib_found->m.root.front();

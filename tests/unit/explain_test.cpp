@@ -1020,3 +1020,23 @@ TEST(LiteralSet, FindsEveryOccurrenceInSmallAndLargeTables) {
   check(0);      // a few dozen nodes: the 16-bit table
   check(20000);  // ~480,000 bytes of literals: past 32,767 nodes, the 32-bit table
 }
+
+// TensorFlow's start-up probe for TensorRT is harmless, unless TF-TRT then dies on it (a fatal-level
+// line of tf2tensorrt).
+TEST(ExplainLibraries, TensorrtIsOptionalUntilTfTrtDiesOnIt) {
+  const std::string probe =
+      "2020-12-01 15:51:57.000001: W tensorflow/stream_executor/platform/default/dso_loader.cc:59] Could not load dynamic library "
+      "'libnvinfer.so.6'; dlerror: libnvinfer.so.6: cannot open shared object file: No such file or directory\n";
+  const auto quiet = ex().explain(probe);
+  ASSERT_FALSE(quiet.empty());
+  EXPECT_FALSE(claims_failure(quiet)) << roots(quiet);
+  const auto dies = ex().explain(probe +
+                                 "2020-12-01 15:51:57.871503: F tensorflow/compiler/tf2tensorrt/stub/nvinfer_stub.cc:49] "
+                                 "getInferLibVersion symbol not found.\nAborted (core dumped)\n");
+  EXPECT_TRUE(claims_failure(dies)) << roots(dies);
+  EXPECT_TRUE(names(root_of(dies), "libnvinfer.so.6")) << roots(dies);
+  // An info line that merely names tf2tensorrt does not make TensorRT required.
+  const auto info = ex().explain(probe + "2020-12-01 15:51:58.000001: I tensorflow/compiler/tf2tensorrt/common/utils.cc:106] "
+                                         "Linked TensorRT version: 0.0.0\n");
+  EXPECT_FALSE(claims_failure(info)) << roots(info);
+}
