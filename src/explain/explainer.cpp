@@ -488,6 +488,8 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"cuda-runtime", R"(cudaError(?:_t)?\s*[:=]?\s*\(?([0-9]{1,4})\)?)", {"cudaerror"}},
       {"cuda-runtime", R"(\bcuda[A-Za-z]+\(\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
        {"returned", "failed with"}},
+      // A runtime call and its number without "returned": "cudaHostRegister error: 35" (Rust/Go wrappers).
+      {"cuda-runtime", R"(\bcuda[A-Z][A-Za-z]+(?:\(\))?\s+error\s*[:=]\s*([0-9]{1,4})\b)", {" error:", " error ="}},
       {"cuda-runtime", R"(THCudaCheck FAIL\b.*\berror\s*=\s*([0-9]{1,4})\b)", {"thcudacheck fail"}},
       {"cuda-driver", R"(cuda\s+driver\s+error(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"cuda driver error"}},
       {"cuda-driver", R"(\bcu[A-Z][A-Za-z]+\(?\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
@@ -540,6 +542,7 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"make sure that", "library.missing", false},
       {"couldn't open cuda library", "library.missing", false},
       {"could not open", "library.missing", false},
+      {"could not load", "library.missing", false},  // libgpuarray: Could not load "nvrtc64_90.dll": ...
       {"library not found", "library.missing", true},
       {"no such file or directory", "library.missing", true},
       {"dlopen", "library.missing", false},
