@@ -258,6 +258,25 @@ std::optional<Compat> Compat::from(const Knowledge& k, std::string* error) {
     if (!t.ok()) return std::nullopt;
   }
   {
+    RowReader t(k, "rocm_gfx", error);
+    for (size_t r = 0; t.ok() && r < t.size(); ++r) {
+      RocmGfxRow g{parse::ascii_lower(t.text(r, "gfx")), t.text(r, "generation"), {}, t.text(r, "kind"),
+                   t.optional_version(r, "linux_rocm_first"), t.optional_version(r, "linux_rocm_last"), t.text(r, "override"),
+                   t.text(r, "note")};
+      const std::string products = t.text(r, "products");
+      for (size_t from = 0; from <= products.size();) {
+        const size_t bar = std::min(products.find('|', from), products.size());
+        if (const auto p = parse::trim(std::string_view(products).substr(from, bar - from)); !p.empty()) g.products.emplace_back(p);
+        from = bar + 1;
+      }
+      if (t.ok() && (g.gfx.size() < 6 || !g.gfx.starts_with("gfx") ||
+                     g.gfx.find_first_not_of("0123456789abcdef", 3) != std::string::npos))
+        t.invalid(r, "gfx is not a gfx target name");
+      c.rocm_gfx.push_back(std::move(g));
+    }
+    if (!t.ok()) return std::nullopt;
+  }
+  {
     RowReader t(k, "freshness", error);
     for (size_t r = 0; t.ok() && r < t.size(); ++r)
       c.freshness.push_back({t.text(r, "component"), t.version(r, "newest"), t.text(r, "date"), t.text(r, "date_kind"),
@@ -542,6 +561,13 @@ std::optional<GpuDriverFloor> Compat::gpu_driver_floor(const Version& cc, Driver
   const auto driver = full_floor(first->cuda, os);
   if (!driver) return std::nullopt;
   return GpuDriverFloor{first->cuda, *driver};
+}
+
+const RocmGfxRow* Compat::rocm_gfx_row(std::string_view gfx) const {
+  const std::string want = parse::ascii_lower(gfx);
+  for (const auto& g : rocm_gfx)
+    if (g.gfx == want) return &g;
+  return nullptr;
 }
 
 const FreshnessRow* Compat::freshness_of(const std::string& component) const {

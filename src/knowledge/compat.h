@@ -51,6 +51,19 @@ struct DriverBranchRow {
   Version cc_min, cc_max;    // 3.0 .. 3.7
   long last_branch = 0;      // 470
 };
+// An AMD GPU's gfx target (rocm_gfx.csv): which ROCm releases list it as supported on Linux (and so
+// ship kernels for it in rocBLAS, MIOpen and the framework wheels), and the override users set to
+// run an unlisted target as its nearest listed one.
+struct RocmGfxRow {
+  std::string gfx;                         // "gfx1031"
+  std::string generation;                  // "RDNA2"
+  std::vector<std::string> products;       // "Radeon RX 6700 XT", ...
+  std::string kind;                        // instinct | radeon | radeon-pro | apu
+  std::optional<Version> first, last;      // first/last ROCm release listing it; no first = never listed
+  std::string override_version;            // HSA_OVERRIDE_GFX_VERSION value seen used ("10.3.0"), or ""
+  std::string note;
+  [[nodiscard]] bool ever_supported() const { return first.has_value(); }
+};
 // A known break between a framework and one of its Python dependencies that the framework's own
 // Requires-Dist does not prevent (python_breaks.csv): torch < 2.3 with NumPy 2, TensorFlow before
 // 2.6.5 with protobuf 4.21+, ... Versions are PEP 440 specifier sets.
@@ -273,6 +286,9 @@ class Compat {
   std::vector<GpuRow> gpus;
   std::vector<CudnnRow> cudnn;             // newest first
   std::vector<DriverBranchRow> driver_branches;
+  std::vector<RocmGfxRow> rocm_gfx;
+  // A gfx target's row by name ("gfx1031", any case); nullptr when the table has none.
+  [[nodiscard]] const RocmGfxRow* rocm_gfx_row(std::string_view gfx) const;
   std::vector<FreshnessRow> freshness;
   std::vector<PythonBreakRow> python_breaks;
   [[nodiscard]] const FreshnessRow* freshness_of(const std::string& component) const;

@@ -18,7 +18,7 @@ inline constexpr const char* kTableNames[] = {"cuda_driver", "cuda_minor_compat"
                                               "cudnn",       "library_names",     "tensorflow", "pytorch",
                                               "jax",         "error_signatures",  "gpu_peaks",  "arch_throughput",
                                               "error_codes", "library_stems",     "library_versions", "gpu_driver_branches", "freshness",
-                                              "python_breaks"};
+                                              "python_breaks", "rocm_gfx"};
 
 class Knowledge {
  public:

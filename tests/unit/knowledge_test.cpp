@@ -540,3 +540,32 @@ TEST(KnowledgeConsistency, EveryJaxArchitectureListIsWithinWhatItsCudaMajorBuild
   }
   EXPECT_GE(lists, 90u);  // every release 0.4.0-0.11.0 (0.11.1/0.11.2 not read: min_sm only)
 }
+
+// rocm_gfx.csv: every target once; a support range in order; an override names a target that some
+// ROCm release lists (the override runs that target's kernels: it must have some); gfx1031 (RX 6700 XT)
+// was never listed, gfx1100 (RX 7900 XTX) is listed from 6.0.
+TEST(Knowledge, RocmGfxTargetsAndTheirOverrides) {
+  const Compat& c = Compat::embedded();
+  ASSERT_GE(c.rocm_gfx.size(), 30u);
+  std::set<std::string> seen;
+  for (const auto& g : c.rocm_gfx) {
+    EXPECT_TRUE(seen.insert(g.gfx).second) << g.gfx << " twice";
+    if (g.last) {
+      ASSERT_TRUE(g.first) << g.gfx << ": a last release without a first";
+      EXPECT_FALSE(*g.last < *g.first) << g.gfx;
+    }
+    if (!g.override_version.empty()) {
+      const auto v = Version::parse(g.override_version);
+      ASSERT_TRUE(v && v->parts.size() == 3) << g.gfx << ": override " << g.override_version;
+      const auto* target = c.rocm_gfx_row(fmt::format("gfx{}{}{:x}", v->parts[0], v->parts[1], v->parts[2]));
+      ASSERT_NE(target, nullptr) << g.gfx << ": override " << g.override_version << " names no target in the table";
+      EXPECT_TRUE(target->ever_supported()) << g.gfx << ": override to " << target->gfx << ", which no ROCm lists";
+    }
+  }
+  ASSERT_NE(c.rocm_gfx_row("GFX1031"), nullptr);
+  EXPECT_FALSE(c.rocm_gfx_row("gfx1031")->ever_supported());
+  ASSERT_NE(c.rocm_gfx_row("gfx1100"), nullptr);
+  ASSERT_TRUE(c.rocm_gfx_row("gfx1100")->first);
+  EXPECT_EQ(c.rocm_gfx_row("gfx1100")->first->str(), "6.0.0");
+  EXPECT_EQ(c.rocm_gfx_row("gfx9999"), nullptr);
+}
