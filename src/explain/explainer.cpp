@@ -1186,6 +1186,130 @@ void apply_machine(Match& root, const Snapshot& machine) {
   root.fix.insert(root.fix.begin(), fix.begin(), fix.end());
 }
 
+// The AMD GPU a paste is about, by its gfx target: "gfx1031" as rocminfo, HIP and rocBLAS print it
+// ("amdgcn-amd-amdhsa--gfx1031", "gfx90a:sramecc+:xnack-"), or else by a product name of
+// rocm_gfx.csv ("Radeon RX 6700 XT"). Of several (a list of the targets a library ships), the one
+// no ROCm release lists is the odd one out: the GPU's own.
+const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::string_view lower) {
+  const knowledge::RocmGfxRow* first = nullptr;
+  for (size_t at = lower.find("gfx"); at != std::string_view::npos; at = lower.find("gfx", at + 3)) {
+    if (at > 0 && std::isalnum(static_cast<unsigned char>(lower[at - 1])) && lower[at - 1] != '-') continue;
+    size_t e = at + 3;
+    while (e < lower.size() && e < at + 8 && std::isxdigit(static_cast<unsigned char>(lower[e]))) ++e;
+    if (e - at < 6 || (e < lower.size() && (std::isalnum(static_cast<unsigned char>(lower[e])) || lower[e] == '_'))) continue;
+    const auto* g = k.rocm_gfx_row(lower.substr(at, e - at));
+    if (!g) continue;
+    if (!g->ever_supported()) return g;
+    if (!first) first = g;
+  }
+  if (first) return first;
+  for (const auto& g : k.rocm_gfx) {
+    if (g.kind == "apu") continue;  // an APU's names are its CPU's: a discrete GPU may sit beside it
+    for (const auto& name : g.products) {
+      std::string n = parse::ascii_lower(name);
+      if (const size_t paren = n.find(" ("); paren != std::string::npos) n.resize(paren);
+      for (const std::string& form : {n, n.starts_with("radeon ") ? n.substr(7) : std::string()}) {
+        if (form.size() < 6 || form.find_first_of("0123456789") == std::string::npos) continue;
+        for (size_t at = lower.find(form); at != std::string_view::npos; at = lower.find(form, at + 1)) {
+          const size_t e = at + form.size();
+          const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
+          // "RX 6700" is not "RX 6700 XT"'s neighbour "RX 67000"; "RX 6700 XT" contains "RX 6700": same target.
+          const bool ends = e == lower.size() || !std::isalnum(static_cast<unsigned char>(lower[e]));
+          if (starts && ends) return &g;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+// An AMD failure (a missing kernel, an HSA/HIP fault, a MIOpen/rocBLAS error) on a gfx target that no
+// ROCm release lists as supported on Linux (gfx1031: RX 6700 XT, gfx1103: Radeon 780M before 7.12)
+// is that target first: ROCm's libraries and the framework wheels ship no kernels for it, and what
+// runs is an unofficial override, which faults in exactly these ways. A target whose support ended
+// or began at a known release says which ROCm to use for a missing kernel.
+void apply_gfx(Match& root, const std::string& lower_paste, const knowledge::Compat& k) {
+  auto amd = [](const std::string& t) {
+    for (const char* p : {"hipError", "HSA_STATUS_ERROR", "miopenStatus", "rocblas_status", "hipblas", "TensileLibrary"})
+      if (t.rfind(p, 0) == 0) return t != "hipErrorOutOfMemory" && t != "hipErrorNoDevice" && t != "hipErrorMemoryAllocation";
+    return false;
+  };
+  const bool missing_kernel = std::any_of(root.root.begin(), root.root.end(), [](const std::string& t) {
+    return t == "arch-unsupported" || t == "hipErrorNoBinaryForGpu" || t == "hipErrorInvalidDeviceFunction" ||
+           t.rfind("TensileLibrary", 0) == 0;
+  });
+  const bool amd_failure = missing_kernel || std::any_of(root.root.begin(), root.root.end(), amd) ||
+                           root.code.rfind("rocm.", 0) == 0 || root.code.rfind("hip.", 0) == 0 ||
+                           root.code.rfind("miopen.", 0) == 0 || root.code.rfind("rocblas.", 0) == 0;
+  if (!amd_failure) return;
+  const knowledge::RocmGfxRow* g = gfx_of_paste(k, lower_paste);
+  if (!g) return;
+  std::string products;
+  for (size_t i = 0; i < g->products.size() && i < 2; ++i) products += (i ? ", " : "") + g->products[i];
+  const std::string what = fmt::format("{} ({}{}{})", g->gfx, g->generation, products.empty() ? "" : ": ", products);
+  std::string set_override;  // HSA_OVERRIDE_GFX_VERSION the paste already sets
+  if (const size_t at = lower_paste.find("hsa_override_gfx_version"); at != std::string::npos) {
+    size_t v = lower_paste.find_first_of("0123456789", at);
+    if (v != std::string::npos && v < at + 30) {
+      size_t e = v;
+      while (e < lower_paste.size() && (parse::is_digit(lower_paste[e]) || lower_paste[e] == '.')) ++e;
+      set_override = lower_paste.substr(v, e - v);
+    }
+  }
+  // The target an override makes the GPU claim to be: 10.3.0 -> gfx1030, 9.0.10 -> gfx90a.
+  std::string claimed;
+  if (const auto v = Version::parse(set_override); v && v->parts.size() >= 3 && v->parts[2] < 16)
+    claimed = fmt::format("gfx{}{}{:x}", v->parts[0], v->parts[1], v->parts[2]);
+  const bool overridden = !claimed.empty() && claimed != g->gfx;
+  std::vector<std::string> fix;
+  if (!g->ever_supported() || overridden) {
+    if (std::find(root.root.begin(), root.root.end(), "arch-unsupported") == root.root.end())
+      root.root.insert(root.root.begin(), "arch-unsupported");
+    if (!g->ever_supported())
+      root.evidence.push_back(fmt::format("the GPU: {} is on no ROCm release's Linux support list (rocm_gfx.csv): ROCm's "
+                                          "libraries and the framework wheels ship no kernels for it",
+                                          what));
+    else
+      root.evidence.push_back(fmt::format("the GPU: {} is on ROCm's Linux support list from ROCm {}{}", what, g->first->str(),
+                                          g->last ? " to " + g->last->str() : std::string()));
+    if (!set_override.empty()) {
+      root.evidence.push_back(fmt::format("your text sets HSA_OVERRIDE_GFX_VERSION={}: {}'s kernels run on this {}, unsupported "
+                                          "by AMD, and this is how that fails when they do not fit",
+                                          set_override, claimed.empty() ? "another target" : claimed, g->gfx));
+      if (g->ever_supported())
+        fix.push_back(fmt::format("Drop the override and use ROCm {} or newer{}, which has {}'s own kernels", g->first->str(),
+                                  g->last ? " (up to " + g->last->str() + ")" : std::string(), g->gfx));
+      if (!g->override_version.empty() && g->override_version != set_override)
+        fix.push_back(fmt::format("The override people use for {} is HSA_OVERRIDE_GFX_VERSION={} (unofficial): try that value",
+                                  g->gfx, g->override_version));
+      fix.push_back("If the override does not work for this GPU: run on the CPU, use a backend that supports it (Vulkan: "
+                    "llama.cpp/ollama's Vulkan build), or a GPU that ROCm lists");
+    } else if (!g->override_version.empty()) {
+      fix.push_back(fmt::format("Unofficial workaround (AMD does not support it): export HSA_OVERRIDE_GFX_VERSION={} before "
+                                "starting the program, to run the kernels of the nearest supported target of the same "
+                                "family on this {}",
+                                g->override_version, g->gfx));
+    } else {
+      fix.push_back(fmt::format("No ROCm release supports {}: run on the CPU, use a backend that does (Vulkan builds of "
+                                "llama.cpp/ollama, DirectML on Windows), or a GPU that ROCm lists",
+                                g->gfx));
+    }
+  } else if (missing_kernel && g->last) {
+    root.evidence.push_back(fmt::format("the GPU: {} was last on ROCm's Linux support list in ROCm {}: newer ROCm "
+                                        "releases and the wheels built on them may ship no kernels for it",
+                                        what, g->last->str()));
+    fix.push_back(fmt::format("Use ROCm {} or older and a framework build made for that ROCm", g->last->str()));
+  } else if (missing_kernel && g->first) {
+    root.evidence.push_back(fmt::format("the GPU: {} is on ROCm's Linux support list from ROCm {}: older ROCm "
+                                        "releases and wheels built on them have no kernels for it",
+                                        what, g->first->str()));
+    fix.push_back(fmt::format("Use ROCm {} or newer and a framework build made for it (PyTorch: the rocm wheel index of "
+                              "that ROCm line)",
+                              g->first->str()));
+  }
+  root.fix.insert(root.fix.begin(), fix.begin(), fix.end());
+}
+
 void apply_setting(Match& root, const std::string& lower_paste) {
   for (const Setting& s : settings()) {
     if (std::find(root.root.begin(), root.root.end(), s.condition) != root.root.end()) return;
@@ -1803,9 +1927,30 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       if (!o.harmless && o.tier >= min_tier && (!root || o.line < root->line)) root = &o;
     if (root) break;
   }
+  // "No GPU is seen" is a symptom: a later line of the same paste that says why no GPU can be seen
+  // (the user may not open /dev/kfd or /dev/nvidia*, the container got none, the driver is not
+  // loaded or mismatched) is the cause ("no ROCm-capable device is detected", then rocminfo's
+  // "Unable to open /dev/kfd read-write: Permission denied").
+  if (root) {
+    static const char* const unseen[] = {"no-gpu-visible", "hipErrorNoDevice", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE"};
+    static const char* const why_unseen[] = {"rocm-permission", "nvidia-device-permission", "container-no-gpu", "rocm-no-kfd",
+                                             "driver-not-loaded", "nvml-driver-mismatch", "wsl-gpu-blocked", "wsl-libcuda"};
+    auto has_any = [](const Match& x, const auto& set) {
+      return std::any_of(x.root.begin(), x.root.end(), [&](const std::string& t) {
+        return std::find(std::begin(set), std::end(set), t) != std::end(set);
+      });
+    };
+    if (has_any(*root, unseen) && !has_any(*root, why_unseen))
+      for (auto& o : out)
+        if (!o.harmless && o.tier >= 2 && o.line > root->line && has_any(o, why_unseen)) {
+          root = &o;
+          break;
+        }
+  }
   if (root) {
     root->root_cause = true;
     apply_setting(*root, lower_text());
+    apply_gfx(*root, lower_text(), m.k);
     if (machine) apply_machine(*root, *machine);
   }
   std::stable_sort(out.begin(), out.end(), [](const Match& a, const Match& b) {

@@ -1040,3 +1040,55 @@ TEST(ExplainLibraries, TensorrtIsOptionalUntilTfTrtDiesOnIt) {
                                          "Linked TensorRT version: 0.0.0\n");
   EXPECT_FALSE(claims_failure(info)) << roots(info);
 }
+
+// "No GPU is seen" is a symptom: a later line that says why (the user may not open /dev/kfd) is the
+// cause. Without such a line the symptom stays the root; an earlier cause line stays first anyway.
+TEST(ExplainStory, ANoDeviceSymptomGivesWayToTheLaterLineThatSaysWhy) {
+  const auto m = ex().explain(
+      "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\nrocminfo\nROCk module is loaded\n"
+      "Unable to open /dev/kfd read-write: Permission denied\n");
+  EXPECT_TRUE(names(root_of(m), "rocm-permission")) << roots(m);
+  const auto alone = ex().explain("ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n");
+  EXPECT_TRUE(names(root_of(alone), "no-gpu-visible")) << roots(alone);
+  // A later line that is another failure, not a reason for the missing device, does not take over.
+  const auto other = ex().explain(
+      "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n"
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n");
+  EXPECT_TRUE(names(root_of(other), "no-gpu-visible")) << roots(other);
+}
+
+// An AMD failure on a gfx target no ROCm release lists is that target first, with the override as an
+// unofficial workaround; an override set on a target ROCm lists from a later release says which ROCm
+// has its own kernels; a supported target and a non-AMD failure are left as they are.
+TEST(ExplainRocm, AGfxTargetNoRocmListsIsTheRootOfAnAmdFault) {
+  const std::string fault =
+      "Memory access fault by GPU node-1 (Agent handle: 0x55d0c6a0e1e0) on address 0x7f1c2c000000. Reason: Page not present "
+      "or supervisor privilege.\n";
+  const auto m = ex().explain(fault + "  Name:                    gfx1031\n");
+  ASSERT_NE(root_of(m), nullptr);
+  EXPECT_TRUE(names(root_of(m), "arch-unsupported")) << roots(m);
+  ASSERT_FALSE(root_of(m)->fix.empty());
+  EXPECT_NE(root_of(m)->fix.front().find("HSA_OVERRIDE_GFX_VERSION=10.3.0"), std::string::npos) << root_of(m)->fix.front();
+  // By product name when no target is printed.
+  EXPECT_TRUE(names(root_of(ex().explain(fault + "My card: Radeon RX 6700 XT\n")), "arch-unsupported"));
+  // A list of the targets a library ships names supported ones; the GPU's own is the odd one out.
+  const auto tensile = ex().explain(
+      "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek for GPU arch : gfx1032\n"
+      " List of available TensileLibrary Files : \n\"/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1030.dat\"\n");
+  ASSERT_NE(root_of(tensile), nullptr);
+  EXPECT_TRUE(std::any_of(root_of(tensile)->evidence.begin(), root_of(tensile)->evidence.end(),
+                          [](const std::string& e) { return e.find("gfx1032") != std::string::npos; }))
+      << roots(tensile);
+  // An override in play on a target ROCm lists from 7.12: drop it, use that ROCm.
+  const auto apu = ex().explain("HSA_OVERRIDE_GFX_VERSION=11.0.0 python x.py\n" + fault + "GPU: Radeon 780M gfx1103\n");
+  EXPECT_TRUE(names(root_of(apu), "arch-unsupported")) << roots(apu);
+  ASSERT_NE(root_of(apu), nullptr);
+  EXPECT_NE(root_of(apu)->fix.front().find("7.12"), std::string::npos) << root_of(apu)->fix.front();
+  // Silent: a supported target, and a failure that is not a fault or a missing kernel.
+  EXPECT_FALSE(names(root_of(ex().explain(fault + " AMD Radeon RX 7900 XTX gfx1100\n")), "arch-unsupported"));
+  EXPECT_FALSE(names(root_of(ex().explain(
+                         "torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 gfx1031\n")),
+                     "arch-unsupported"));
+  // "gfx" inside another word is no target.
+  EXPECT_FALSE(names(root_of(ex().explain(fault + "see mygfx1031x.log\n")), "arch-unsupported"));
+}
