@@ -1738,12 +1738,15 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     // The version tag a loader says is missing names the runtime: libstdc++'s GLIBCXX_3.4.30 or
     // CXXABI_1.3.9 (the C++ runtime is older than the build), glibc's GLIBC_2.32 (the binary was
     // built for a newer distribution than this one).
-    auto missing_tag = [&](std::string_view tag) {
-      for (const char* q : {"version `", "version '"})
-        if (L.lower.find(std::string(q) + std::string(tag)) != std::string::npos) return true;
-      return false;
-    };
-    if (missing_tag("glibc_")) {
+    // Read once per line, as the GLIBCXX check alone was (two searches, no string built).
+    bool glibc_tag = false, libstdcxx_tag = false;
+    for (std::string_view q : {"version `", "version '"})
+      for (size_t at = L.lower.find(q); at != std::string::npos; at = L.lower.find(q, at + 1)) {
+        const std::string_view tag = std::string_view(L.lower).substr(at + q.size());
+        glibc_tag = glibc_tag || tag.starts_with("glibc_");
+        libstdcxx_tag = libstdcxx_tag || tag.starts_with("glibcxx_") || tag.starts_with("cxxabi_");
+      }
+    if (glibc_tag) {
       if (!lib_found) {
         Found f;
         f.m.line = L.number;
@@ -1760,7 +1763,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
                           "Or run it on a newer OS or in a container image with a newer glibc (ldd --version shows this one's)"};
       lib_found->m.root = {"glibc-too-old", "libc.so.6"};
     }
-    if (missing_tag("glibcxx_") || missing_tag("cxxabi_")) {
+    if (libstdcxx_tag) {
       if (!lib_found) {
         Found f;
         f.m.code = "library.libstdcxx-too-old";
@@ -1808,7 +1811,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     auto trt_fatal = [&] {
       const std::string& w = lower_text();
       for (size_t at = w.find("tf2tensorrt"); at != std::string::npos; at = w.find("tf2tensorrt", at + 1)) {
-        const size_t bol = w.rfind('\n', at) == std::string::npos ? 0 : w.rfind('\n', at) + 1;
+        const size_t nl = w.rfind('\n', at);
+        const size_t bol = nl == std::string::npos ? 0 : nl + 1;
         const std::string_view head(w.data() + bol, at - bol);
         if (head.find(": f ") != std::string_view::npos || head.starts_with("f0") || head.starts_with("f1")) return true;
       }

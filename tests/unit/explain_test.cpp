@@ -1042,7 +1042,7 @@ TEST(ExplainLibraries, TensorrtIsOptionalUntilTfTrtDiesOnIt) {
 }
 
 // "No GPU is seen" is a symptom: a later line that says why (the user may not open /dev/kfd) is the
-// cause. Without such a line the symptom stays the root; an earlier cause line stays first anyway.
+// cause. Without such a line, or with a later failure that is no such reason, the symptom stays the root.
 TEST(ExplainStory, ANoDeviceSymptomGivesWayToTheLaterLineThatSaysWhy) {
   const auto m = ex().explain(
       "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\nrocminfo\nROCk module is loaded\n"
