@@ -76,6 +76,7 @@ std::vector<Finding> rule_secure_boot_unsigned(const Context&);
 std::vector<Finding> rule_driver_too_old_for_toolkit(const Context&);
 std::vector<Finding> rule_driver_too_old_for_framework(const Context&);
 std::vector<Finding> rule_toolkits_disagree(const Context&);
+std::vector<Finding> rule_cuda_newer_than_tables(const Context&);
 std::vector<Finding> rule_loader_toolkit_mismatch(const Context&);
 std::vector<Finding> rule_cuda_home_missing(const Context&);
 // cuDNN copies (rules_cudnn.cpp)
@@ -99,6 +100,7 @@ std::vector<Finding> rule_tf_windows_no_gpu(const Context&);
 std::vector<Finding> rule_python_unsupported(const Context&);
 std::vector<Finding> rule_framework_newer_than_tables(const Context&);
 std::vector<Finding> rule_no_kernels_for_gpu(const Context&);
+std::vector<Finding> rule_cudnn_no_kernels_for_gpu(const Context&);
 std::vector<Finding> rule_cpu_no_avx(const Context&);
 std::vector<Finding> rule_tf_numpy_too_new(const Context&);
 // the environment's installed dependencies against what its packages declare (rules_dependencies.cpp)

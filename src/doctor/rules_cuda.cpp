@@ -26,6 +26,33 @@ std::optional<Version> framework_cuda(const InstalledFramework& f) {
   return Version::parse(b->value);
 }
 
+// A GPU of this machine whose last driver branch is older than `need`: no driver upgrade reaches
+// that floor for it (Kepler stops at R470; gpu_driver_branches.csv), so the fix is a build for an
+// older CUDA. nullptr when every GPU can take such a driver.
+struct Ceiling {
+  const knowledge::DriverBranchRow* row = nullptr;
+  std::string gpu;                    // "Tesla K80"
+  std::optional<Version> newest_cuda;  // what the last branch runs: 11.4 for R470
+};
+std::optional<Ceiling> ceiling_below(const Context& c, const Version& need) {
+  for (const auto& g : c.s.nvidia.gpus) {
+    if (!g.compute_capability.has()) continue;
+    const auto cc = Version::parse(g.compute_capability.value());
+    const auto* row = cc ? c.k.gpu_driver_ceiling(*cc) : nullptr;
+    if (!row || need.major() <= row->last_branch) continue;
+    // The branch's newest release runs what its first one does and more: any x.y.z of R470 stands for it.
+    return Ceiling{row, g.name.has() ? g.name.value() : "this GPU",
+                   c.k.newest_cuda(Version::of({row->last_branch, 9999, 99}), driver_os(c))};
+  }
+  return std::nullopt;
+}
+
+std::string ceiling_words(const Ceiling& t) {
+  return fmt::format("the {} ({}) is supported only up to the R{} drivers{}", t.gpu, t.row->architecture,
+                     t.row->last_branch,
+                     t.newest_cuda ? fmt::format(", which run CUDA <= {}", t.newest_cuda->major_minor().str()) : "");
+}
+
 }  // namespace
 
 std::vector<Finding> rule_driver_too_old_for_framework(const Context& c) {
@@ -45,6 +72,15 @@ std::vector<Finding> rule_driver_too_old_for_framework(const Context& c) {
     x.fix = {fmt::format("# upgrade the driver to >= {}, or install a build for the CUDA this driver runs:", need->str()),
              fmt::format("gpuready plan --framework {} --driver {}   # the newest build for this driver",
                          f ? f->framework : std::string("pytorch"), d->str())};
+    if (const auto top = ceiling_below(c, *need)) {
+      // Never an upgrade the GPU cannot take: only an older build helps.
+      x.title = fmt::format("{} is built for CUDA {}, which needs driver >= {}; {}", what, cuda.major_minor().str(),
+                            need->str(), ceiling_words(*top));
+      x.fix = {fmt::format("# no driver upgrade helps this GPU: install a build for CUDA <= {}",
+                           top->newest_cuda ? top->newest_cuda->major_minor().str() : std::string("its last driver runs")),
+               fmt::format("gpuready plan --framework {} --driver {}   # the newest build for this driver and GPU",
+                           f ? f->framework : std::string("pytorch"), d->str())};
+    }
     if (f) x.frameworks = {f->framework};
     x.python = env.interpreter;
     out.push_back(std::move(x));
@@ -74,7 +110,58 @@ std::vector<Finding> rule_driver_too_old_for_toolkit(const Context& c) {
                           t.version.value(), t.root, need->str(), reach(c, *d));
     f.evidence = {"toolkit " + t.root + " (version from " + t.version_source + ")", "driver " + d->str()};
     f.fix = {fmt::format("# upgrade the driver to >= {}, or use a toolkit this driver runs", need->str())};
+    if (const auto top = ceiling_below(c, *need)) {
+      f.title = fmt::format("CUDA toolkit {} at {} needs driver >= {}; {}: programs built with it will not run",
+                            t.version.value(), t.root, need->str(), ceiling_words(*top));
+      f.fix = {fmt::format("# no driver upgrade helps this GPU: use a CUDA toolkit <= {} for it",
+                           top->newest_cuda ? top->newest_cuda->major_minor().str() : std::string("its last driver runs"))};
+    }
     out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// A CUDA toolkit, CUDA wheel or driver newer than anything in gpuready's tables: what it needs or
+// runs is not known here, and the doctor says so rather than judge it by older releases' facts.
+std::vector<Finding> rule_cuda_newer_than_tables(const Context& c) {
+  Version newest_cuda, newest_driver;
+  for (const auto& r : c.k.cuda_driver) {
+    if (r.cuda > newest_cuda) newest_cuda = r.cuda;
+    if (r.min_linux && *r.min_linux > newest_driver) newest_driver = *r.min_linux;
+  }
+  if (newest_cuda == Version()) return {};
+  const auto* fresh = c.k.freshness_of("cuda");
+  const std::string tables =
+      fmt::format("gpuready's newest CUDA: {}{}", newest_cuda.major_minor().str(),
+                  fresh && !fresh->date.empty() ? fmt::format(" (tables {} {})", fresh->date_kind, fresh->date) : "");
+  std::vector<Finding> out;
+  auto newer = [&](const std::string& what, const std::string& where) {
+    Finding x;
+    x.title = fmt::format("{} is newer than every CUDA in gpuready's tables: the driver it needs is not checked", what);
+    x.evidence = {where, tables};
+    x.fix = {"# NVIDIA's release notes for it give its minimum driver; a newer gpuready (or gpuready --data <folder>) knows it"};
+    out.push_back(std::move(x));
+  };
+  for (const auto& t : c.s.toolkits)
+    if (t.version.has())
+      if (const auto v = Version::parse(t.version.value()); v && v->major_minor() > newest_cuda)
+        newer("CUDA toolkit " + t.version.value(), "toolkit " + t.root + " (version from " + t.version_source + ")");
+  for (const auto& env : c.s.python)
+    for (const auto& p : env.packages)
+      if (p.name.rfind("nvidia-cuda-runtime", 0) == 0)
+        if (const auto v = Version::parse(p.version); v && v->major_minor() > newest_cuda)
+          newer(p.name + " " + p.version, p.name + " " + p.version + " in " + env.interpreter);
+  if (const auto d = driver_version(c.s); d && newest_driver.major() > 0 && d->major() > newest_driver.major()) {
+    Finding x;
+    x.title = fmt::format("driver {} is newer than every driver in gpuready's tables: the newest CUDA it runs is not known here",
+                          d->str());
+    x.evidence = {"driver " + d->str() + (c.s.nvidia.cuda_driver_version.has()
+                                              ? " (it says it runs CUDA " + c.s.nvidia.cuda_driver_version.value() + ")"
+                                              : std::string()),
+                  fmt::format("{}; its driver floor {}", tables, newest_driver.str())};
+    x.fix = {"# nothing to do for what the tables know (it runs CUDA <= " + newest_cuda.major_minor().str() +
+             "); nvidia-smi's \"CUDA Version\" says the newest it runs"};
+    out.push_back(std::move(x));
   }
   return out;
 }

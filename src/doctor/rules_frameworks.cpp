@@ -181,61 +181,98 @@ std::vector<Finding> rule_framework_newer_than_tables(const Context& c) {
   return out;
 }
 
+namespace {
+
+// What the installed release's wheels ship (the first row of the tables that has their list), as
+// evidence words, and the title that says what happens without kernels. nullopt when the tables
+// have no list for this build.
+struct Shipped {
+  const std::set<int>* sm = nullptr;
+  bool ptx = false;
+  std::string wheels, title;
+};
+
+std::optional<Shipped> shipped_kernels(const Context& c, const InstalledFramework& f, int g) {
+  const auto fv = Version::parse(f.package->version);
+  if (!fv) return std::nullopt;
+  if (f.framework == "tensorflow") {
+    // The Linux wheels' own list (tensorflow.csv sm_list): TF 2.17 dropped Maxwell, 2.15 Kepler.
+    if (c.os == "windows") return std::nullopt;
+    for (const auto& r : c.k.tensorflow)
+      if (r.os == "linux" && r.device == "gpu" && !r.sm.empty() && r.version.major_minor() == fv->major_minor())
+        return Shipped{&r.sm, r.ptx, fmt::format("TensorFlow {}'s Linux wheels", r.version.major_minor().str()),
+                       fmt::format("TensorFlow {} has no kernels for this GPU (sm_{}): it ignores the GPU (\"Ignoring "
+                                   "visible gpu device\") or fails with \"no kernel image is available\"",
+                                   f.package->version, g)};
+  } else if (f.framework == "jax") {
+    // The CUDA plugin's own list (jax.csv sm_list, from the .bazelrc of the release): XLA compiles
+    // the model for the GPU, but jaxlib's precompiled kernels exist only for these.
+    const auto cuda = build_cuda(f);
+    const auto major = cuda ? Version::parse(cuda->value) : std::nullopt;
+    if (!major || c.os == "windows") return std::nullopt;
+    for (const auto& r : c.k.jax)
+      if (r.version == *fv && !r.sm.empty() && r.cuda_major == major->major())
+        return Shipped{&r.sm, r.ptx, fmt::format("jax {}'s CUDA {} wheels", r.version.str(), r.cuda_major),
+                       fmt::format("jax {} (CUDA {} build) has no precompiled kernels for this GPU (sm_{}): \"no kernel "
+                                   "image is available\" at the first operation that needs one",
+                                   f.package->version, r.cuda_major, g)};
+  } else if (f.framework == "pytorch") {
+    const auto variant = f.package->details.find("variant");
+    if (variant == f.package->details.end()) return std::nullopt;
+    for (const auto& r : c.k.pytorch)
+      if (r.variant == variant->second && !r.sm.empty() &&
+          Version::of({r.version.major(), r.version.minor(), r.version.patch()}) ==
+              Version::of({fv->major(), fv->minor(), fv->patch()}))
+        return Shipped{&r.sm, r.ptx, fmt::format("the {} wheels of torch {}", r.variant, r.version.str()),
+                       fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for "
+                                   "execution on the device\"",
+                                   f.package->version, g)};
+  }
+  return std::nullopt;
+}
+
+bool lacks_kernels(const Context& c, const InstalledFramework& f, int g) {
+  const auto shipped = shipped_kernels(c, f, g);
+  return shipped && knowledge::kernels_for(*shipped->sm, shipped->ptx, g) == knowledge::KernelMatch::none;
+}
+
+// The cuDNN a framework runs with, as far as the snapshot says: the environment's pip cuDNN of the
+// framework's CUDA major (PyTorch's Linux wheels, the JAX plugins and tensorflow[and-cuda] load
+// nvidia-cudnn-cuNN), else the one a PyTorch wheel bundles (Windows wheels, older Linux ones).
+struct UsedCudnn {
+  Version version;
+  long cuda_major = 0;
+  const PythonPackage* pip = nullptr;  // the wheel, when it is one
+};
+
+std::optional<UsedCudnn> used_cudnn(const Context& c, const InstalledFramework& f) {
+  const auto b = build_cuda(f);
+  const auto cuda = b && b->value != "none" ? Version::parse(b->value) : std::nullopt;
+  if (!cuda) return std::nullopt;
+  const long major = cuda->major();
+  if (const PythonPackage* p = find_package(*f.env, fmt::format("nvidia-cudnn-cu{}", major)))
+    if (auto v = Version::parse(p->version)) return UsedCudnn{*v, major, p};
+  if (f.framework != "pytorch") return std::nullopt;  // TensorFlow and local-CUDA JAX load the system's
+  const auto variant = f.package->details.find("variant");
+  const auto fv = Version::parse(f.package->version);
+  if (variant == f.package->details.end() || !fv) return std::nullopt;
+  for (const auto& r : c.k.pytorch)
+    if (r.variant == variant->second && !r.cudnn.empty() &&
+        Version::of({r.version.major(), r.version.minor(), r.version.patch()}) ==
+            Version::of({fv->major(), fv->minor(), fv->patch()}))
+      if (auto v = Version::parse(r.cudnn)) return UsedCudnn{*v, major, nullptr};
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
   const auto cc = gpu_cc(c.s);
   if (!cc) return {};
   const int g = knowledge::sm_of(*cc);
-  // What the installed release's wheels ship (the first row of the tables that has their list),
-  // as evidence words, and the title that says what happens without kernels.
-  struct Shipped {
-    const std::set<int>* sm = nullptr;
-    bool ptx = false;
-    std::string wheels, title;
-  };
   std::vector<Finding> out;
   for (const auto& f : c.frameworks) {
-    const auto fv = Version::parse(f.package->version);
-    if (!fv) continue;
-    std::optional<Shipped> shipped;
-    if (f.framework == "tensorflow") {
-      // The Linux wheels' own list (tensorflow.csv sm_list): TF 2.17 dropped Maxwell, 2.15 Kepler.
-      if (c.os == "windows") continue;
-      for (const auto& r : c.k.tensorflow)
-        if (r.os == "linux" && r.device == "gpu" && !r.sm.empty() && r.version.major_minor() == fv->major_minor()) {
-          shipped = Shipped{&r.sm, r.ptx, fmt::format("TensorFlow {}'s Linux wheels", r.version.major_minor().str()),
-                            fmt::format("TensorFlow {} has no kernels for this GPU (sm_{}): it ignores the GPU (\"Ignoring "
-                                        "visible gpu device\") or fails with \"no kernel image is available\"",
-                                        f.package->version, g)};
-          break;
-        }
-    } else if (f.framework == "jax") {
-      // The CUDA plugin's own list (jax.csv sm_list, from the .bazelrc of the release): XLA compiles
-      // the model for the GPU, but jaxlib's precompiled kernels exist only for these.
-      const auto cuda = build_cuda(f);
-      const auto major = cuda ? Version::parse(cuda->value) : std::nullopt;
-      if (!major || c.os == "windows") continue;
-      for (const auto& r : c.k.jax)
-        if (r.version == *fv && !r.sm.empty() && r.cuda_major == major->major()) {
-          shipped = Shipped{&r.sm, r.ptx, fmt::format("jax {}'s CUDA {} wheels", r.version.str(), r.cuda_major),
-                            fmt::format("jax {} (CUDA {} build) has no precompiled kernels for this GPU (sm_{}): \"no kernel "
-                                        "image is available\" at the first operation that needs one",
-                                        f.package->version, r.cuda_major, g)};
-          break;
-        }
-    } else if (f.framework == "pytorch") {
-      const auto variant = f.package->details.find("variant");
-      if (variant == f.package->details.end()) continue;
-      for (const auto& r : c.k.pytorch)
-        if (r.variant == variant->second && !r.sm.empty() &&
-            Version::of({r.version.major(), r.version.minor(), r.version.patch()}) ==
-                Version::of({fv->major(), fv->minor(), fv->patch()})) {
-          shipped = Shipped{&r.sm, r.ptx, fmt::format("the {} wheels of torch {}", r.variant, r.version.str()),
-                            fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for "
-                                        "execution on the device\"",
-                                        f.package->version, g)};
-          break;
-        }
-    }
+    const auto shipped = shipped_kernels(c, f, g);
     if (!shipped || knowledge::kernels_for(*shipped->sm, shipped->ptx, g) != knowledge::KernelMatch::none) continue;
     Finding x;
     x.title = shipped->title;
@@ -246,6 +283,55 @@ std::vector<Finding> rule_no_kernels_for_gpu(const Context& c) {
     if (f.framework == "pytorch")
       x.fix = {shell_word(c.os, f.env->interpreter) + " -m pip uninstall -y torch torchvision torchaudio"};
     for (auto& l : reinstall_lines(c, f.framework, *f.env)) x.fix.push_back(l);
+    x.frameworks = {f.framework};
+    x.python = f.env->interpreter;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+// cuDNN ships kernels for a range of architectures of its own (8.x: cc >= 3.5; 9.x: >= 5.0; 9.11+:
+// >= 7.5), whatever the framework's list says: torch 2.7.1+cu118 (cuDNN 9.1) has none for a K80,
+// and pip's newest nvidia-cudnn-cu12 none for a GTX 1080. cudnn.csv's row for the release, or the
+// nearest older one (cuDNN drops architectures, never adds them back).
+std::vector<Finding> rule_cudnn_no_kernels_for_gpu(const Context& c) {
+  const auto cc = gpu_cc(c.s);
+  if (!cc) return {};
+  const int g = knowledge::sm_of(*cc);
+  std::vector<Finding> out;
+  for (const auto& f : c.frameworks) {
+    if (lacks_kernels(c, f, g)) continue;  // framework.no-kernels says it, with the same reinstall
+    const auto used = used_cudnn(c, f);
+    if (!used) continue;
+    const auto* row = c.k.cudnn_row_for(used->version, used->cuda_major);
+    if (!row || g >= row->min_sm) continue;
+    // The newest release of this cuDNN line that still has kernels for the GPU, for a pin.
+    const knowledge::CudnnRow* last_good = nullptr;
+    for (const auto& r : c.k.cudnn)  // newest first
+      if (!last_good && r.cuda_major == used->cuda_major && r.cudnn.major() == used->version.major() && g >= r.min_sm)
+        last_good = &r;
+    const auto* first_bad = last_good ? c.k.cudnn_after(last_good->cudnn, used->cuda_major) : nullptr;
+    Finding x;
+    x.title = fmt::format("{} {} runs with cuDNN {}, which has no kernels for this GPU (compute capability {}): "
+                          "convolutions fail (CUDNN_STATUS_ARCH_MISMATCH / \"no kernel image is available\")",
+                          f.package->name, f.package->version, used->version.str(), cc->major_minor().str());
+    x.evidence = {used->pip ? fmt::format("{} {} in {}", used->pip->name, used->pip->version, f.env->interpreter)
+                            : fmt::format("torch {} bundles cuDNN {}", f.package->version, used->version.str()),
+                  fmt::format("cuDNN {} for CUDA {} supports compute capability >= {} (gpuready's cudnn table)",
+                              row->cudnn.str(), used->cuda_major, knowledge::cc_of_sm(row->min_sm)),
+                  fmt::format("GPU compute capability {}", cc->major_minor().str())};
+    const std::string py = shell_word(c.os, f.env->interpreter);
+    if (used->pip && f.framework != "pytorch" && first_bad) {
+      // JAX and TensorFlow take any cuDNN of their major from a floor: an older release of the line fits.
+      x.fix = {fmt::format("{} -m pip install \"{}<{}\"   # the last cuDNN {}.x with kernels for this GPU is {}", py,
+                           used->pip->name, first_bad->cudnn.major_minor().str(), used->version.major(),
+                           last_good->cudnn.major_minor().str())};
+    } else {
+      // PyTorch pins its cuDNN exactly: an older torch build is the fix.
+      if (f.framework == "pytorch") x.fix = {py + " -m pip uninstall -y torch torchvision torchaudio"};
+      for (auto& l : reinstall_lines(c, f.framework, *f.env)) x.fix.push_back(l);
+      if (x.fix.empty()) x.fix = {fmt::format("gpuready plan --framework {}   # a build whose cuDNN has kernels for this GPU", f.framework)};
+    }
     x.frameworks = {f.framework};
     x.python = f.env->interpreter;
     out.push_back(std::move(x));

@@ -609,6 +609,10 @@ Plan make_plan(const Compat& k, const PlanInputs& inputs) {
     if (inputs.cuda && inputs.cuda->major_minor() > newest_cuda)
       p.notes.push_back(fmt::format("CUDA {} is newer than every CUDA in gpuready's tables (newest {}): nothing is known about it",
                                     inputs.cuda->str(), newest_cuda.major_minor().str()));
+    if (inputs.installed_cuda && inputs.installed_cuda->major_minor() > newest_cuda)
+      p.notes.push_back(fmt::format("this machine's CUDA toolkit {} is newer than every CUDA in gpuready's tables (newest {}): "
+                                    "its driver floor is not known here (NVIDIA's release notes for it give it)",
+                                    inputs.installed_cuda->str(), newest_cuda.major_minor().str()));
     if (inputs.framework && inputs.framework_version)
       if (const auto* f = k.freshness_of(*inputs.framework))
         if (const auto pin = Version::parse(*inputs.framework_version); pin && *pin > f->newest)

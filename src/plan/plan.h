@@ -32,6 +32,7 @@ struct PlanInputs {
   std::optional<std::string> framework_version;  // pin: "2.4", "2.4.0"
   std::optional<Version> cuda;           // pin: "11.8", or a major "12"
   bool no_nvidia_gpu = false;            // the probe saw none (and no --gpu/--cc was given)
+  std::optional<Version> installed_cuda;  // the newest CUDA toolkit the probe found (only for the freshness note)
   std::map<std::string, std::string> source;  // field -> "flag" | "probe" | "snapshot" | "default"
 };
 

@@ -79,6 +79,10 @@ PlanInputs inputs_from_snapshot(const knowledge::Compat& k, const Snapshot& s, c
       in.driver = d;
       set("driver");
     }
+  for (const auto& t : s.toolkits)
+    if (t.version.has())
+      if (auto v = Version::parse(t.version.value()); v && (!in.installed_cuda || *v > *in.installed_cuda))
+        in.installed_cuda = v;
 
   // Python: the first environment with the framework asked for, else the first with any
   // framework, else the first with a known version.

@@ -485,6 +485,14 @@ const std::vector<Case>& cases() {
       {"framework.no-kernels",
        [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("6.1"); },   // cu130: sm_75+
        [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("8.9"); }},  // sm_86 cubin runs on 8.9
+      {"cuda.newer-than-tables",
+       [](Snapshot& s) { s.toolkits.front().version = std::string("13.9.20"); },  // past cuda_driver.csv's newest
+       [](Snapshot& s) { s.toolkits.front().version = std::string("13.0.88"); }},
+      {"framework.cudnn-no-kernels",
+       // A GTX 1080: torch cu130 has no sm_61 (framework.no-kernels says so); jax 0.11.2's list is not in the
+       // tables, but its nvidia-cudnn-cu13 9.19 starts at cc 7.5.
+       [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("6.1"); },
+       [](Snapshot& s) { s.nvidia.gpus[0].compute_capability = std::string("7.5"); }},
       {"cpu.no-avx",
        [](Snapshot& s) {
          auto isa = s.cpu.isa.value();
@@ -1233,6 +1241,106 @@ TEST(DoctorDependencies, KnownBreaksTheRequirementsDoNotPrevent) {
     EXPECT_TRUE(with_code(r, "framework.binary-break").empty()) << codes(r);
     EXPECT_EQ(with_code(r, "framework.dependency-broken").size(), 1u) << codes(r);
   }
+}
+
+// The audit's worst case: a Tesla K80 (cc 3.7, last driver R470) with torch 2.7.1+cu118, whose bundled
+// cuDNN 9.1 has no Kepler kernels although the wheel's CUDA 11.8 builds sm_37. Not ready; the fix is the
+// plan's older build, never a driver upgrade the K80 cannot take.
+Snapshot kepler_k80(const std::string& torch_version, const std::string& variant, const std::string& cuda) {
+  Snapshot s = h200();
+  s.nvidia.gpus[0].compute_capability = std::string("3.7");
+  s.nvidia.gpus[0].name = std::string("Tesla K80");
+  s.nvidia.driver_version = std::string("470.82.01");
+  s.nvidia.cuda_driver_version = std::string("11.4");
+  auto& t = package(s, "torch");
+  t.version = torch_version + "+" + variant;
+  t.details = {{"cuda", cuda}, {"variant", variant}, {"metadata_version", torch_version}};
+  return s;
+}
+
+std::vector<const Finding*> for_framework(const Report& r, const std::string& code, const std::string& framework) {
+  std::vector<const Finding*> out;
+  for (const auto* x : with_code(r, code))
+    if (x->frameworks == std::vector<std::string>{framework}) out.push_back(x);
+  return out;
+}
+
+TEST(DoctorFrameworks, TheCudnnATorchWheelBundlesDecidesOnAKepler) {
+  const Report r = run(kepler_k80("2.7.1", "cu118", "11.8"));
+  const auto f = for_framework(r, "framework.cudnn-no-kernels", "pytorch");
+  ASSERT_EQ(f.size(), 1u) << codes(r);
+  EXPECT_FALSE(r.ready);
+  EXPECT_NE(f[0]->title.find("cuDNN 9.1.0.70"), std::string::npos) << f[0]->title;
+  EXPECT_EQ(f[0]->evidence[0], "torch 2.7.1+cu118 bundles cuDNN 9.1.0.70");
+  EXPECT_NE(f[0]->evidence[1].find("compute capability >= 5.0"), std::string::npos) << f[0]->evidence[1];
+  ASSERT_GE(f[0]->fix.size(), 2u);
+  EXPECT_NE(f[0]->fix[0].find("pip uninstall -y torch"), std::string::npos) << f[0]->fix[0];
+  // torch 2.0.1+cu117 bundles cuDNN 8.5, which still has Kepler kernels (cc >= 3.5).
+  const Report ok = run(kepler_k80("2.0.1", "cu117", "11.7"));
+  EXPECT_TRUE(for_framework(ok, "framework.cudnn-no-kernels", "pytorch").empty()) << codes(ok);
+  EXPECT_TRUE(for_framework(ok, "framework.no-kernels", "pytorch").empty()) << codes(ok);
+}
+
+// The GPU's last driver branch bounds the advice: the jax cuda13 plugin needs a 580 driver, which a K80
+// (R470 at most) never gets, so the doctor names the ceiling and offers an older build, not an upgrade.
+TEST(DoctorFrameworks, ADriverUpgradePastTheGpusLastBranchIsNeverTheFix) {
+  const Report r = run(kepler_k80("2.0.1", "cu117", "11.7"));
+  const auto f = for_framework(r, "cuda.driver-too-old-for-framework", "jax");
+  ASSERT_EQ(f.size(), 1u) << codes(r);
+  EXPECT_NE(f[0]->title.find("the Tesla K80 (Kepler) is supported only up to the R470 drivers, which run CUDA <= 11.4"),
+            std::string::npos)
+      << f[0]->title;
+  for (const auto& l : f[0]->fix) EXPECT_EQ(l.find("upgrade the driver"), std::string::npos) << l;
+  EXPECT_NE(f[0]->fix[0].find("CUDA <= 11.4"), std::string::npos) << f[0]->fix[0];
+  // The toolkit rule says the same of a CUDA 13 toolkit on this machine.
+  Snapshot with_toolkit = kepler_k80("2.0.1", "cu117", "11.7");
+  Toolkit t;
+  t.root = "/usr/local/cuda-13.0";
+  t.version = std::string("13.0.88");
+  t.version_source = "nvcc --version";
+  with_toolkit.toolkits = {t};
+  const Report rt = run(with_toolkit);
+  const auto tk = with_code(rt, "cuda.driver-too-old-for-toolkit");
+  ASSERT_EQ(tk.size(), 1u);
+  EXPECT_NE(tk[0]->title.find("supported only up to the R470 drivers"), std::string::npos) << tk[0]->title;
+  EXPECT_EQ(tk[0]->fix[0], "# no driver upgrade helps this GPU: use a CUDA toolkit <= 11.4 for it");
+  // A GPU current drivers support keeps the upgrade advice.
+  Snapshot h = h200();
+  h.nvidia.driver_version = std::string("550.54.14");
+  const Report rh = run(h);
+  const auto up = for_framework(rh, "cuda.driver-too-old-for-framework", "jax");
+  ASSERT_EQ(up.size(), 1u);
+  EXPECT_NE(up[0]->fix[0].find("upgrade the driver to >= 580.65.06"), std::string::npos) << up[0]->fix[0];
+}
+
+// JAX takes any cuDNN 9 from its floor: on a GTX 1080 pip's newest nvidia-cudnn-cu12 (>= 9.11: cc 7.5 and
+// newer) has no kernels, and the fix pins the line below the release that dropped Pascal.
+TEST(DoctorFrameworks, JaxWithAPipCudnnThatDroppedPascalGetsThePin) {
+  auto pascal = [](const std::string& cudnn) {
+    Snapshot s = h200();
+    s.nvidia.gpus[0].compute_capability = std::string("6.1");
+    auto& pk = venv(s).packages;
+    pk.erase(std::remove_if(pk.begin(), pk.end(),
+                            [](const PythonPackage& p) { return p.name == "torch" || p.name == "nvidia-cudnn-cu13"; }),
+             pk.end());
+    for (auto& p : pk)
+      if (p.name.rfind("jax", 0) == 0) {
+        p.version = "0.10.2";
+        if (p.details.count("cuda_major")) p.details["cuda_major"] = "12";
+        if (p.name == "jax-cuda13-plugin") p.name = "jax-cuda12-plugin";
+        if (p.name == "jax-cuda13-pjrt") p.name = "jax-cuda12-pjrt";
+      }
+    add_package(s, "nvidia-cudnn-cu12", cudnn);
+    return s;
+  };
+  const Report r = run(pascal("9.17.1.4"));
+  const auto f = for_framework(r, "framework.cudnn-no-kernels", "jax");
+  ASSERT_EQ(f.size(), 1u) << codes(r);
+  ASSERT_EQ(f[0]->fix.size(), 1u);
+  EXPECT_EQ(f[0]->fix[0].rfind("/opt/torch/.venv/bin/python3 -m pip install \"nvidia-cudnn-cu12<9.11\"", 0), 0u)
+      << f[0]->fix[0];
+  const Report ok = run(pascal("9.10.2.21"));
+  EXPECT_TRUE(with_code(ok, "framework.cudnn-no-kernels").empty()) << codes(ok);
 }
 
 TEST(DoctorFrameworks, TensorFlowWithoutKernelsForAMaxwellGpu) {

@@ -595,6 +595,20 @@ TEST(PlanCli, TheTablesSayHowFreshTheyAreAndWhatIsNewer) {
   const auto jn = nlohmann::json::parse(newer.out);
   EXPECT_TRUE(has(jn.at("notes").dump(), "driver 999.10 is newer than every driver")) << newer.out;
   EXPECT_TRUE(has(jn.at("notes").dump(), "pytorch 9.0 is newer than every release")) << newer.out;
+  const ProcResult pin = run_gpuready({"plan", "--json", "--os", "linux", "--gpu", "RTX 4090", "--driver", "580.65.06",
+                                       "--python", "3.12", "--framework", "pytorch", "--cuda", "13.9"});
+  EXPECT_TRUE(has(nlohmann::json::parse(pin.out).at("notes").dump(), "CUDA 13.9 is newer than every CUDA")) << pin.out;
+  // The machine's own toolkit: a probe (here the H200's snapshot) that finds a CUDA past the tables says so.
+  Snapshot snap = fixture_snapshot("h200.json");
+  const auto notes_for = [&](const Snapshot& s) {
+    std::string all;
+    for (const auto& n : plan::make_plan(k(), plan::inputs_from_snapshot(k(), s, "snapshot", "pytorch", nullptr)).notes)
+      all += n + "\n";
+    return all;
+  };
+  EXPECT_FALSE(has(notes_for(snap), "CUDA toolkit")) << notes_for(snap);  // 13.0: in the tables
+  snap.toolkits.front().version = std::string("13.9.20");
+  EXPECT_TRUE(has(notes_for(snap), "this machine's CUDA toolkit 13.9.20 is newer than every CUDA")) << notes_for(snap);
 }
 
 TEST(PlanCli, AnAmbiguousGpuNameIsAnsweredWithItsCandidates) {
