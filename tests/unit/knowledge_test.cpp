@@ -318,7 +318,8 @@ TEST(Knowledge, TheWalkthroughsFactsAreInTheTables) {
     if (newest.empty() || *Version::parse(v) > *Version::parse(newest)) newest = v;
   }
   EXPECT_EQ(newest, "12.3");
-  // Windows, Python 3.8: tensorflow-gpu 2.4.0 was tested with CUDA 11.0, cuDNN 8.0.
+  // Windows, Python 3.8: tensorflow-gpu 2.4.0 was tested with CUDA 11.0, cuDNN 8.0 (the plain tensorflow
+  // package is the same build since 2.1, and the one to install: tensorflow-gpu is deprecated).
   const CsvTable& tf = table("tensorflow");
   bool found = false;
   for (size_t r = 0; r < tf.rows.size(); ++r)
@@ -326,7 +327,7 @@ TEST(Knowledge, TheWalkthroughsFactsAreInTheTables) {
       found = true;
       EXPECT_EQ(cell(tf, r, "cuda"), "11.0");
       EXPECT_EQ(cell(tf, r, "cudnn"), "8.0");
-      EXPECT_EQ(cell(tf, r, "package"), "tensorflow-gpu");
+      EXPECT_EQ(cell(tf, r, "package"), "tensorflow");
     }
   EXPECT_TRUE(found);
   // The GTX 1650 is Turing, compute capability 7.5.

@@ -288,26 +288,28 @@ void expect_stack(const Plan& p, const char* framework_version, const char* cuda
 
 // ============================================================================ TensorFlow
 
-// The walkthrough. Windows GPU rows (tensorflow.csv) stop at 2.10.0; 2.11.0+ exist only as
+// The walkthrough. Windows GPU rows (tensorflow.csv) stop at 2.10.1; 2.11.0+ exist only as
 // Linux rows and fail check 1 (no native-Windows GPU build: use WSL2).
-// 2.10.0,windows,gpu,tensorflow-gpu,3.7,3.10,11.2,8.1 -> Python 3.8 in range; sm_75 is in
+// 2.10.1,windows,gpu,tensorflow,3.7,3.10,11.2,8.1 -> Python 3.8 in range; sm_75 is in
 // cuda_arch 11.2 (min 35); driver 546.33 >= 452.39 (CUDA 11 Windows compat floor) and >= 460.82
 // (11.2's own Windows floor) -> support full. numpy cell empty, TF < 2.16 -> "<2".
 // Alternatives (other CUDA majors): CUDA 10 -> 2.3.0 windows (3.5-3.8, 10.1; driver >= 418.96).
 // CUDA 9/8 rows (1.x) stop at Python 3.6 -> none.
 TEST(PlanTensorflow, WalkthroughWindowsGtx1650) {
   const Plan& p = plan_for("tf_walkthrough");
-  expect_stack(p, "2.10.0", "11.2", "8.1", "3.8", "452.39");
+  expect_stack(p, "2.10.1", "11.2", "8.1", "3.8", "452.39");
   if (!p.recommended) return;
   const Stack& r = *p.recommended;
   EXPECT_EQ(r.framework, "tensorflow");
-  EXPECT_EQ(r.package, "tensorflow-gpu");
+  // The plain package (GPU support on Windows since 2.1; tensorflow-gpu is a deprecated alias that PyPI
+  // now answers with an error), at its last release with native-Windows GPU support.
+  EXPECT_EQ(r.package, "tensorflow");
   EXPECT_EQ(r.os, "windows");
   EXPECT_EQ(r.python_range, "3.7-3.10");
   EXPECT_EQ(r.support, "full");
-  // 2.10.0's numpy cell is empty at the time of writing -> the plan adds "<2" (TF < 2.16 was built
+  // 2.10.1's numpy cell is empty at the time of writing -> the plan adds "<2" (TF < 2.16 was built
   // against NumPy 1.x). Should the cell get a pin, the plan carries that pin.
-  const std::string pin = tf_numpy("2.10.0", "windows");
+  const std::string pin = tf_numpy("2.10.1", "windows");
   if (pin.empty()) {
     EXPECT_EQ(r.numpy, "<2");
     EXPECT_TRUE(any_command_has(p, "numpy<2"));
@@ -333,27 +335,27 @@ TEST(PlanTensorflow, WalkthroughWindowsGtx1650) {
   bool wsl_change = false;
   for (const auto& c : p.changes)
     for (const auto& w : c.changes)
-      if (has(w, "WSL2") && c.gives && ver(c.gives->framework_version) > ver("2.10.0")) wsl_change = true;
+      if (has(w, "WSL2") && c.gives && ver(c.gives->framework_version) > ver("2.10.1")) wsl_change = true;
   EXPECT_TRUE(wsl_change) << dump(p);
-  EXPECT_TRUE(any_command_has(p, "tensorflow-gpu==2.10.0")) << "steps should pin the package";
+  EXPECT_TRUE(any_command_has(p, "\"tensorflow==2.10.1\"")) << "steps should pin the package";
 }
 
-// The walkthrough pinned to 2.4.0: 2.4.0,windows,gpu,tensorflow-gpu,3.6,3.8,11.0,8.0,~=1.19.2.
+// The walkthrough pinned to 2.4.0: 2.4.0,windows,gpu,tensorflow,3.6,3.8,11.0,8.0,~=1.19.2.
 // Driver: CUDA 11 compat floor 452.39 (11.0's own 451.48 is lower; 546.33 meets both -> full).
-// With a pin the alternatives also hold the newest stack without it: 2.10.0.
+// With a pin the alternatives also hold the newest stack without it: 2.10.1.
 TEST(PlanTensorflow, WalkthroughPinned240) {
   const Plan& p = plan_for("tf_walkthrough_pin_2_4_0");
   expect_stack(p, "2.4.0", "11.0", "8.0", "3.8", "452.39");
   if (!p.recommended) return;
   EXPECT_EQ(p.recommended->numpy, "~=1.19.2");
-  EXPECT_EQ(p.recommended->package, "tensorflow-gpu");
+  EXPECT_EQ(p.recommended->package, "tensorflow");
   EXPECT_EQ(p.recommended->support, "full");
-  EXPECT_NE(alternative(p, "2.10.0", "11.2"), nullptr) << dump(p);
-  EXPECT_TRUE(any_command_has(p, "tensorflow-gpu==2.4.0"));
+  EXPECT_NE(alternative(p, "2.10.1", "11.2"), nullptr) << dump(p);
+  EXPECT_TRUE(any_command_has(p, "\"tensorflow==2.4.0\""));
 }
 
 // Pin "2.1" is a version prefix: 2.1.x, never 2.10.0 (which would also fit Python 3.7).
-// 2.1.0,windows,gpu,tensorflow-gpu,3.5,3.7,10.1,7.6 -> CUDA 10.1 predates minor-version
+// 2.1.0,windows,gpu,tensorflow,3.5,3.7,10.1,7.6 -> CUDA 10.1 predates minor-version
 // compatibility: its own Windows floor 418.96 (cuda_driver.csv 10.1) -> 546.33 full.
 TEST(PlanTensorflow, WindowsPinPrefixIsComponentWise) {
   const Plan& p = plan_for("tf_windows_pin_2_1_prefix");
@@ -367,14 +369,14 @@ TEST(PlanTensorflow, WindowsPinPrefixIsComponentWise) {
 
 // Windows + Python 3.11: Windows GPU rows max out at 3.10 (2.8-2.10), 2.11.0+ is Linux only.
 // Nothing fits natively -> ok false. Changes: use WSL2 (Linux 2.21.0: 3.10-3.13, CUDA 12.5;
-// 546.33 >= 527.41) or a Python in a Windows row's range (3.7-3.10 -> 2.10.0).
+// 546.33 >= 527.41) or a Python in a Windows row's range (3.7-3.10 -> 2.10.1).
 TEST(PlanTensorflow, WindowsPython311NothingFitsNatively) {
   const Plan& p = plan_for("tf_windows_python_3_11");
   EXPECT_FALSE(p.ok) << dump(p);
   EXPECT_FALSE(p.recommended.has_value());
   EXPECT_TRUE(change_mentions(p, "WSL2")) << dump(p);
   EXPECT_TRUE(change_mentions(p, "Python")) << dump(p);
-  const Exclusion* e = exclusion_for(p, "2.10.0");
+  const Exclusion* e = exclusion_for(p, "2.10.1");
   ASSERT_NE(e, nullptr) << dump(p);
   EXPECT_TRUE(has_any(e->why, {"Python", "3.11"})) << e->why;
 }
@@ -1003,7 +1005,7 @@ void check_invariants(const std::string& name, const Machine& m, const Plan& p) 
   }
   // Platform.
   if (std::string(m.framework) == "tensorflow" && m.os && std::string(m.os) == "windows") {
-    EXPECT_LE(ver(r.framework_version), ver("2.10.0"));
+    EXPECT_LE(ver(r.framework_version), ver("2.10.1"));
   }
   if (std::string(m.framework) == "jax") {
     EXPECT_TRUE(r.os == "linux" || r.os == "wsl2") << r.os;
@@ -1126,8 +1128,8 @@ TEST(PlanJson, WalkthroughDocument) {
   EXPECT_EQ(j["inputs"]["framework"], "tensorflow");
   const auto& r = j["recommended"];
   EXPECT_EQ(r["framework"], "tensorflow");
-  EXPECT_EQ(r["framework_version"], "2.10.0");
-  EXPECT_EQ(r["package"], "tensorflow-gpu");
+  EXPECT_EQ(r["framework_version"], "2.10.1");
+  EXPECT_EQ(r["package"], "tensorflow");
   EXPECT_EQ(r["python"], "3.8");
   EXPECT_EQ(r["cuda"], "11.2");
   EXPECT_EQ(r["cudnn"], "8.1");

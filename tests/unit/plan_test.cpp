@@ -327,7 +327,7 @@ TEST(PlanSteps, WalkthroughCopiesCudnnIntoCudaFoldersAndFindsTheDll) {
   EXPECT_TRUE(has(s, "where cudart64_110.dll")) << s;
   EXPECT_TRUE(has(s, "os.add_dll_directory(r\"" + root + "\\bin\")")) << s;  // Python 3.8
   EXPECT_TRUE(has(s, "CUDA Toolkit 11.2.0")) << s;
-  EXPECT_TRUE(has(s, "python -m pip install \"tensorflow-gpu==2.10.0\" \"numpy<2\"")) << s;
+  EXPECT_TRUE(has(s, "python -m pip install \"tensorflow==2.10.1\" \"numpy<2\"")) << s;
   EXPECT_TRUE(has(s, "py -3.8 -m venv")) << s;
   EXPECT_TRUE(has(s, "Driver 546.33: new enough")) << s;
   EXPECT_TRUE(has(s, "vc_redist")) << s;
@@ -454,8 +454,8 @@ TEST(PlanCli, WalkthroughJsonContract) {
   EXPECT_EQ(j.at("inputs").at("python"), "3.8");
   EXPECT_EQ(j.at("inputs").at("source").at("driver"), "flag");
   const auto& rec = j.at("recommended");
-  EXPECT_EQ(rec.at("framework_version"), "2.10.0");
-  EXPECT_EQ(rec.at("package"), "tensorflow-gpu");
+  EXPECT_EQ(rec.at("framework_version"), "2.10.1");
+  EXPECT_EQ(rec.at("package"), "tensorflow");
   EXPECT_EQ(rec.at("cuda"), "11.2");
   EXPECT_EQ(rec.at("cudnn"), "8.1");
   EXPECT_EQ(rec.at("min_driver"), "452.39");
@@ -623,7 +623,7 @@ TEST(PlanCli, HumanOutputHasTheSections) {
   const ProcResult r = run_gpuready({"plan", "--os", "windows", "--gpu", "GeForce GTX 1650", "--driver", "546.33",
                                      "--python", "3.8", "--framework", "tensorflow"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* s : {"Recommended: tensorflow-gpu 2.10.0", "Alternatives", "Excluded", "Install", "1. Python 3.8"})
+  for (const char* s : {"Recommended: tensorflow 2.10.1", "Alternatives", "Excluded", "Install", "1. Python 3.8"})
     EXPECT_TRUE(has(r.out, s)) << s << "\n" << r.out;
 }
 
