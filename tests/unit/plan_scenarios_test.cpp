@@ -114,6 +114,7 @@ const std::vector<std::pair<std::string, Machine>>& scenarios() {
       {"jax_gtx1080ti_driver_580", {"linux", "NVIDIA GeForce GTX 1080 Ti", "6.1", "580.82.07", "3.12", "jax"}},
       {"jax_rtx5090_driver_580", {"linux", "NVIDIA GeForce RTX 5090", "12.0", "580.82.07", "3.13", "jax"}},
       {"jax_rtx5090_driver_610", {"linux", "NVIDIA GeForce RTX 5090", "12.0", "610.43.02", "3.13", "jax"}},
+      {"jax_rtx5090_driver_615", {"linux", "NVIDIA GeForce RTX 5090", "12.0", "615.71.09", "3.13", "jax"}},
       {"jax_python_3_7", {"linux", "NVIDIA GeForce RTX 3090", "8.6", "535.54.03", "3.7", "jax"}},
       {"jax_pin_cuda_11_8", {"linux", "NVIDIA GeForce RTX 3090", "8.6", "535.54.03", "3.10", "jax", nullptr, "11.8"}},
       {"jax_linux_old_driver_470", {"linux", "NVIDIA GeForce RTX 3090", "8.6", "470.57.02", "3.10", "jax"}},
@@ -847,15 +848,18 @@ TEST(PlanJax, PascalGetsCuda12NotCuda13) {
 
 // RTX 5090 (12.0), Python 3.13. pip installs the newest CUDA wheels of a plugin's major, so the
 // driver is judged against those: with 580.82.07, jax[cuda12] gets CUDA 12.9 (575.51.03: full)
-// and jax[cuda13] CUDA 13.3 (610.43.02: minor-version compatibility only) -> 0.11.2 cuda12, with
-// cuda13 the alternative. With 610.43.02 both are full -> cuda13 (the newer CUDA).
+// and jax[cuda13] CUDA 13.4 (615.71.09: minor-version compatibility only) -> 0.11.2 cuda12, with
+// cuda13 the alternative; the same with 610.43.02 (13.3's floor, below 13.4's). With 615.71.09 both
+// are full -> cuda13 (the newer CUDA).
 TEST(PlanJax, BlackwellGetsCuda13WhereTheDriverRunsItFully) {
-  const Plan& p = plan_for("jax_rtx5090_driver_580");
-  ASSERT_TRUE(p.recommended) << dump(p);
-  EXPECT_EQ(p.recommended->variant, "cuda12") << dump(p);
-  EXPECT_EQ(p.recommended->support, "full") << dump(p);
-  EXPECT_NE(alternative(p, "0.11.2", "cuda13"), nullptr) << dump(p);
-  const Plan& q = plan_for("jax_rtx5090_driver_610");
+  for (const char* scenario : {"jax_rtx5090_driver_580", "jax_rtx5090_driver_610"}) {
+    const Plan& p = plan_for(scenario);
+    ASSERT_TRUE(p.recommended) << dump(p);
+    EXPECT_EQ(p.recommended->variant, "cuda12") << scenario << dump(p);
+    EXPECT_EQ(p.recommended->support, "full") << dump(p);
+    EXPECT_NE(alternative(p, "0.11.2", "cuda13"), nullptr) << dump(p);
+  }
+  const Plan& q = plan_for("jax_rtx5090_driver_615");
   expect_stack(q, "0.11.2", "13.0", "9.12", "3.13", "580");  // cuDNN: the pip pin (>= 9.12.0.46), the first with a CUDA 13 build
   if (!q.recommended) return;
   EXPECT_EQ(q.recommended->variant, "cuda13");

@@ -137,7 +137,8 @@ TEST(Compat, ACudnnReleaseIsDescribedByItsRowOrTheNearestOlder) {
   ASSERT_NE(k().cudnn_after(v("8.7.0.84"), 11), nullptr);
   EXPECT_EQ(k().cudnn_after(v("8.7.0.84"), 11)->cudnn.str(), "8.9");
   EXPECT_EQ(k().cudnn_after(v("9.1.0.70"), 12)->cudnn.str(), "9.5");  // 9.4 has only a CUDA 11 row
-  EXPECT_EQ(k().cudnn_after(v("9.17.1.4"), 13), nullptr);  // the newest row
+  EXPECT_EQ(k().cudnn_after(v("9.17.1.4"), 13)->cudnn.str(), "9.19");
+  EXPECT_EQ(k().cudnn_after(v("9.19.0.56"), 13), nullptr);  // the newest row
 }
 
 // A cuDNN between two documented releases is unverified only where the next one lacks the GPU:
