@@ -4,6 +4,7 @@
 #include "plan/plan.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@ struct Failure {
   Kind kind;
   std::string why;  // plain words
   std::string fix;  // a change to the machine that removes it ("use WSL2"), "" when none
+  std::optional<Version> driver;  // for a driver upgrade: the driver it names
 };
 
 struct Candidate {
@@ -106,14 +108,14 @@ class Checker {
                             fmt::format("driver {} predates {}: its first driver branch is R{} (CUDA {}'s driver {})", d.str(),
                                         gpu_words(), gpu_floor->branch(), gpu_floor->cuda.major_minor().str(),
                                         gpu_floor->driver.str()),
-                            fmt::format("upgrade the driver to >= {}", gpu_floor->driver.str())});
+                            fmt::format("upgrade the driver to >= {}", gpu_floor->driver.str()), gpu_floor->driver});
       return;
     }
     if (!gpu_sets_floor && required && d < *required) {
       c.failures.push_back({Kind::driver,
                             fmt::format("{}; CUDA {} builds need >= {}", driver_reach(d, dos), cuda.major_minor().str(),
                                         required->str()),
-                            fmt::format("upgrade the driver to >= {}", required->str())});
+                            fmt::format("upgrade the driver to >= {}", required->str()), *required});
       return;
     }
     const auto full = k_.full_floor(cuda, dos);
@@ -404,6 +406,10 @@ std::vector<Candidate> jax_candidates(const Checker& ck, const PlanInputs& in, c
             "\"nvidia-cudnn-cu{}<{}\" in the same pip command",
             row.cuda_major, first_without->cudnn.str(), ck.gpu_words(), row.cuda_major, first_without->cudnn.str()));
     }
+    // A local-CUDA variant (0.4.x cuda11_cudnn86, cuda12-local) runs with the cuDNN the user installs, at
+    // least its floor: that release's architectures (or the nearest documented ones) decide.
+    if (ck.cc_known() && row.cudnn_min && c.viable() && !c.stack.bundles_cuda)
+      ck.cudnn(c, row.cudnn_min->str(), row.cuda_major, false);
     // The JAX docs give a Linux floor; WSL2 runs the Windows driver, so the CUDA rule applies there.
     std::optional<Version> floor;
     if (os == "linux" && row.min_driver_linux) floor = row.min_driver_linux;
@@ -513,6 +519,7 @@ std::vector<Change> find_changes(const Compat& k, const PlanInputs& in, const st
     const Candidate* c;
   };
   std::vector<Option> options;
+  std::map<std::string, std::vector<Candidate>> upgraded;  // candidates at an upgraded driver, by driver
   auto consider = [&](const Candidate& c, bool via_wsl2) {
     if (!c.pinned || (c.viable() && !via_wsl2)) return;
     Option o{{}, {}, &c};
@@ -527,7 +534,23 @@ std::vector<Change> find_changes(const Compat& k, const PlanInputs& in, const st
       if (kind == "os") return;
       if (o.kinds.insert(kind).second) o.texts.push_back(f.fix);
     }
-    if (best && !better(c, *best)) return;
+    // After a driver upgrade the stack is what the plan would say at that driver: its support (full or
+    // minor-version compatibility) decides between builds of one release, as it does here.
+    if (o.kinds.count("driver")) {
+      Version target;
+      for (const auto& f : c.failures)
+        if (f.driver && *f.driver > target) target = *f.driver;
+      const std::string key = (via_wsl2 ? "wsl2 " : "") + target.str();
+      auto it = upgraded.find(key);
+      if (it == upgraded.end()) {
+        PlanInputs at = in;
+        at.driver = target;
+        it = upgraded.emplace(key, candidates(k, at, via_wsl2 ? "wsl2" : os)).first;
+      }
+      for (const auto& u : it->second)
+        if (same_stack(u.stack, c.stack)) o.c = &u;
+    }
+    if (best && !better(*o.c, *best)) return;
     options.push_back(std::move(o));
   };
   for (const auto& c : here) consider(c, false);

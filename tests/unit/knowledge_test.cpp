@@ -127,24 +127,112 @@ TEST(Knowledge, VersionsParse) {
 }
 
 TEST(Knowledge, EveryFrameworkCudaHasADriverFloor) {
-  // A framework row's CUDA must be a CUDA the driver table knows (or, for a newer minor,
-  // one whose major has a minor-version-compatibility floor).
+  // A framework row's CUDA must be a CUDA release the driver table has, minor and all (an invented 12.7
+  // does not pass for being a 12.x); TensorFlow 1.x rows whose docs give only a major need one of its rows.
   std::set<std::string> cuda_versions, majors;
   const CsvTable& d = table("cuda_driver");
-  for (size_t r = 0; r < d.rows.size(); ++r) cuda_versions.insert(major_minor(cell(d, r, "cuda_version")));
-  const CsvTable& mc = table("cuda_minor_compat");
-  for (size_t r = 0; r < mc.rows.size(); ++r) majors.insert(cell(mc, r, "cuda_major"));
-  for (const char* name : {"tensorflow", "pytorch"}) {
+  for (size_t r = 0; r < d.rows.size(); ++r) {
+    cuda_versions.insert(major_minor(cell(d, r, "cuda_version")));
+    majors.insert(std::to_string(Version::parse(cell(d, r, "cuda_version"))->major()));
+  }
+  size_t checked = 0;
+  for (const auto& [name, column] : {std::pair{"tensorflow", "cuda"}, {"pytorch", "cuda"}, {"jax", "cuda_min"}}) {
     const CsvTable& t = table(name);
     for (size_t r = 0; r < t.rows.size(); ++r) {
-      const std::string cuda = cell(t, r, "cuda");
+      const std::string cuda = cell(t, r, column);
       if (cuda.empty()) continue;
-      const std::string mm = major_minor(cuda);
-      const std::string major = std::to_string(Version::parse(cuda)->major());
-      EXPECT_TRUE(cuda_versions.count(mm) || majors.count(major))
-          << name << ".csv line " << t.lines[r] << ": CUDA " << cuda << " has no driver floor in the CUDA tables";
+      ++checked;
+      const auto v = Version::parse(cuda);
+      ASSERT_TRUE(v) << name << ".csv line " << t.lines[r] << ": " << cuda;
+      if (v->parts.size() == 1)
+        EXPECT_TRUE(majors.count(cuda)) << name << ".csv line " << t.lines[r] << ": CUDA " << cuda << " has no row";
+      else
+        EXPECT_TRUE(cuda_versions.count(major_minor(cuda)))
+            << name << ".csv line " << t.lines[r] << ": CUDA " << cuda << " is not a release in cuda_driver.csv";
     }
   }
+  EXPECT_GT(checked, 200u);
+}
+
+// A framework's cuDNN newer than the newest cudnn.csv row of its CUDA major is judged by that older row:
+// freshness.csv's cudnn notes must name it, so the gap is stated rather than silent.
+TEST(KnowledgeConsistency, ACudnnNewerThanTheTablesIsAStatedGap) {
+  const auto& k = knowledge::Compat::embedded();
+  const auto* fresh = k.freshness_of("cudnn");
+  ASSERT_NE(fresh, nullptr);
+  auto check = [&](const Version& v, long major, const std::string& what) {
+    const knowledge::CudnnRow* newest = nullptr;
+    for (const auto& r : k.cudnn)
+      if (!newest && r.cuda_major == major) newest = &r;
+    if (!newest || v.major_minor() <= newest->cudnn.major_minor()) return;
+    EXPECT_NE(fresh->notes.find(v.major_minor().str()), std::string::npos)
+        << what << ": cuDNN " << v.str() << " is newer than cudnn.csv's " << newest->cudnn.str() << " for CUDA " << major
+        << " and freshness.csv does not say so";
+  };
+  for (const auto& r : k.pytorch)
+    if (r.cuda && !r.cudnn.empty()) check(*Version::parse(r.cudnn), r.cuda->major(), "torch " + r.version.str() + " " + r.variant);
+  for (const auto& r : k.jax)
+    if (r.cudnn_min) check(*r.cudnn_min, r.cuda_major, "jax " + r.version.str() + " " + r.pip_extra);
+  for (const auto& r : k.tensorflow)
+    if (r.cuda && r.cudnn) check(*r.cudnn, r.cuda->major(), "tensorflow " + r.version.str());
+}
+
+// No two rows say different things about the same thing: one row per key in every table.
+TEST(KnowledgeConsistency, NoTwoRowsShareAKey) {
+  const auto& k = knowledge::Compat::embedded();
+  auto unique = [](const std::string& table, auto const& rows, auto key) {
+    std::set<std::string> seen;
+    for (const auto& r : rows) EXPECT_TRUE(seen.insert(key(r)).second) << table << ": " << key(r) << " twice";
+    EXPECT_FALSE(seen.empty()) << table;
+  };
+  unique("tensorflow.csv", k.tensorflow, [](const auto& r) { return r.version.str() + " " + r.os + " " + r.device; });
+  unique("jax.csv", k.jax, [](const auto& r) { return r.version.str() + " " + r.pip_extra; });
+  unique("cuda_driver.csv", k.cuda_driver, [](const auto& r) { return r.cuda.major_minor().str(); });
+  unique("cudnn.csv", k.cudnn, [](const auto& r) { return r.cudnn.str() + " cuda" + std::to_string(r.cuda_major); });
+  unique("gpus.csv", k.gpus, [](const auto& r) { return r.name; });
+  unique("cuda_arch.csv", k.cuda_arch, [](const auto& r) { return r.cuda.major_minor().str(); });
+  // A PCI device id is one GPU, of one compute capability.
+  std::map<std::uint32_t, Version> cc_of_id;
+  for (const auto& g : k.gpus)
+    for (auto id : g.pci_device_ids) {
+      auto [it, fresh] = cc_of_id.emplace(id, g.cc);
+      EXPECT_TRUE(fresh || it->second == g.cc) << "PCI id " << std::hex << id << ": two compute capabilities";
+    }
+  // jax: the rows of one release agree on its Python range.
+  std::map<std::string, std::pair<Version, Version>> python;
+  for (const auto& r : k.jax) {
+    auto [it, fresh] = python.emplace(r.version.str(), std::make_pair(r.python_min, r.python_max));
+    if (!fresh)
+      EXPECT_TRUE(it->second.first == r.python_min && it->second.second == r.python_max)
+          << "jax.csv line " << r.line << ": " << r.version.str() << " " << r.pip_extra << " has another Python range";
+  }
+}
+
+// The audit's wrong cells, as rules a row cannot break again (knowledge-audit.md sections 1, 3, 12):
+// PyTorch dropped Volta from its CUDA >= 12.8 wheels in 2.11; jaxlib dropped Kepler in 0.4.4 (every CUDA
+// release row from it on has a floor at or above Maxwell, and no Kepler in its list).
+TEST(KnowledgeConsistency, TheAuditsArchitectureFactsHold) {
+  const auto& k = knowledge::Compat::embedded();
+  size_t torch_rows = 0, jax_rows = 0;
+  for (const auto& r : k.pytorch) {
+    if (r.version < Version::of({2, 11}) || !r.cuda || *r.cuda < Version::of({12, 8})) continue;
+    ++torch_rows;
+    ASSERT_FALSE(r.sm.empty()) << "pytorch.csv line " << r.line;
+    EXPECT_GE(*r.sm.begin(), 75) << "pytorch.csv line " << r.line << ": torch " << r.version.str() << " " << r.variant;
+  }
+  for (const auto& r : k.jax) {
+    if (r.version < Version::of({0, 4, 4}) || !r.cuda_min) continue;
+    ++jax_rows;
+    ASSERT_TRUE(r.min_sm.has_value()) << "jax.csv line " << r.line << ": jax " << r.version.str() << " " << r.pip_extra;
+    EXPECT_GE(*r.min_sm, Version::of({5, 0})) << "jax.csv line " << r.line;
+    if (!r.sm.empty()) EXPECT_GE(*r.sm.begin(), 50) << "jax.csv line " << r.line;
+  }
+  EXPECT_GE(torch_rows, 10u);
+  EXPECT_GE(jax_rows, 80u);
+  // The JAX docs' driver floors from 0.4.8 on (cuda12 plugins: 525.60.13; cuda11: 450.80.02).
+  for (const auto& r : k.jax)
+    if (r.version >= Version::of({0, 4, 8}) && r.version <= Version::of({0, 4, 25}) && r.cuda_min)
+      EXPECT_TRUE(r.min_driver_linux.has_value()) << "jax.csv line " << r.line << ": jax " << r.version.str() << " " << r.pip_extra;
 }
 
 TEST(Knowledge, JaxDriverFloorsDoNotContradictCuda) {
