@@ -104,6 +104,17 @@ PlanInputs inputs_from_snapshot(const knowledge::Compat& k, const Snapshot& s, c
         env = &e;
         break;
       }
+  // An installed framework release newer than the tables: what the plan says about it is not checked.
+  for (const auto& e : s.python)
+    for (const auto& p : e.packages) {
+      const std::string fw = framework_of_package(p.name);
+      const auto* fresh = fw.empty() ? nullptr : k.freshness_of(fw);
+      const auto v = fresh ? Version::parse(p.version) : std::nullopt;
+      if (v && v->major_minor() > fresh->newest.major_minor())
+        note(fmt::format("{} {} in {} is newer than every {} release in gpuready's tables (newest {}): its builds, "
+                         "Python and GPU support are not checked",
+                         p.name, p.version, e.interpreter, fw, fresh->newest.str()));
+    }
   if (env) {
     if (auto v = Version::parse(env->version.value())) {
       in.python = v->major_minor();

@@ -258,6 +258,18 @@ TEST(PlanInputs, FromTheH200Snapshot) {
   EXPECT_EQ(in.framework, "pytorch");     // torch, jax and cupy are installed; PyTorch first
   EXPECT_EQ(in.source.at("driver"), "snapshot");
   EXPECT_FALSE(in.no_nvidia_gpu);
+  for (const auto& n : notes) EXPECT_EQ(n.find("newer than every"), std::string::npos) << n;
+  // A framework release newer than the tables is said to be so (torch 2.11 is in them).
+  Snapshot newer = fixture_snapshot("h200.json");
+  for (auto& p : newer.python.front().packages)
+    if (p.name == "torch") p.version = "2.16.0+cu132";
+  std::vector<std::string> newer_notes;
+  plan::inputs_from_snapshot(k(), newer, "snapshot", std::nullopt, &newer_notes);
+  bool said = false;
+  for (const auto& n : newer_notes) said = said || n.rfind("torch 2.16.0+cu132 in /opt/torch/.venv/bin/python3 is newer than every pytorch release", 0) == 0;
+  std::string all_notes;
+  for (const auto& n : newer_notes) all_notes += n + " | ";
+  EXPECT_TRUE(said) << all_notes;
   // Asked for JAX, the same environment is used (it has jax too).
   const PlanInputs j = plan::inputs_from_snapshot(k(), fixture_snapshot("h200.json"), "snapshot", "jax", nullptr);
   EXPECT_EQ(j.python, v("3.12"));
