@@ -47,6 +47,19 @@ std::optional<Ceiling> ceiling_below(const Context& c, const Version& need) {
   return std::nullopt;
 }
 
+// The first driver that knows this machine's newest GPU, when it is above `need`: a fix never names a
+// floor below what the GPU itself needs (an RTX 50 needs R570 whatever the build's CUDA asks).
+std::optional<knowledge::GpuDriverFloor> gpu_floor_above(const Context& c, const Version& need) {
+  std::optional<knowledge::GpuDriverFloor> out;
+  for (const auto& g : c.s.nvidia.gpus) {
+    if (!g.compute_capability.has()) continue;
+    const auto cc = Version::parse(g.compute_capability.value());
+    const auto f = cc ? c.k.gpu_driver_floor(*cc, driver_os(c)) : std::nullopt;
+    if (f && f->driver > need && (!out || f->driver > out->driver)) out = f;
+  }
+  return out;
+}
+
 std::string ceiling_words(const Ceiling& t) {
   return fmt::format("the {} ({}) is supported only up to the R{} drivers{}", t.gpu, t.row->architecture,
                      t.row->last_branch,
@@ -69,7 +82,12 @@ std::vector<Finding> rule_driver_too_old_for_framework(const Context& c) {
                   "driver " + d->str() + (c.s.nvidia.cuda_driver_version.has()
                                                ? " (newest CUDA " + c.s.nvidia.cuda_driver_version.value() + ")"
                                                : std::string())};
-    x.fix = {fmt::format("# upgrade the driver to >= {}, or install a build for the CUDA this driver runs:", need->str()),
+    const auto gpu_floor = gpu_floor_above(c, *need);
+    x.fix = {gpu_floor ? fmt::format("# upgrade the driver to >= {} (this GPU's first driver branch, R{}), or install a "
+                                     "build for the CUDA this driver runs:",
+                                     gpu_floor->driver.str(), gpu_floor->branch())
+                       : fmt::format("# upgrade the driver to >= {}, or install a build for the CUDA this driver runs:",
+                                     need->str()),
              fmt::format("gpuready plan --framework {} --driver {}   # the newest build for this driver",
                          f ? f->framework : std::string("pytorch"), d->str())};
     if (const auto top = ceiling_below(c, *need)) {
@@ -109,7 +127,9 @@ std::vector<Finding> rule_driver_too_old_for_toolkit(const Context& c) {
     f.title = fmt::format("CUDA toolkit {} at {} needs driver >= {}; this {}: programs built with it will not run",
                           t.version.value(), t.root, need->str(), reach(c, *d));
     f.evidence = {"toolkit " + t.root + " (version from " + t.version_source + ")", "driver " + d->str()};
-    f.fix = {fmt::format("# upgrade the driver to >= {}, or use a toolkit this driver runs", need->str())};
+    const auto gpu_floor = gpu_floor_above(c, *need);
+    f.fix = {fmt::format("# upgrade the driver to >= {}, or use a toolkit this driver runs",
+                         gpu_floor ? gpu_floor->driver.str() : need->str())};
     if (const auto top = ceiling_below(c, *need)) {
       f.title = fmt::format("CUDA toolkit {} at {} needs driver >= {}; {}: programs built with it will not run",
                             t.version.value(), t.root, need->str(), ceiling_words(*top));

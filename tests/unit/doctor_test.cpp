@@ -1313,6 +1313,34 @@ TEST(DoctorFrameworks, ADriverUpgradePastTheGpusLastBranchIsNeverTheFix) {
   EXPECT_NE(up[0]->fix[0].find("upgrade the driver to >= 580.65.06"), std::string::npos) << up[0]->fix[0];
 }
 
+// Nor a floor below what the GPU itself needs: torch 2.10.0+cu128 asks CUDA 12's 525.60.13, but an RTX 5090
+// (sm_120) has drivers only from R570 (CUDA 12.8's 570.26).
+TEST(DoctorFrameworks, ADriverFloorIsNeverBelowTheGpusFirstBranch) {
+  Snapshot s = h200();
+  s.nvidia.gpus[0].compute_capability = std::string("12.0");
+  s.nvidia.gpus[0].name = std::string("NVIDIA GeForce RTX 5090");
+  s.nvidia.driver_version = std::string("520.61.05");
+  auto& t = package(s, "torch");
+  t.version = "2.10.0+cu128";
+  t.details = {{"cuda", "12.8"}, {"variant", "cu128"}, {"metadata_version", "2.10.0"}};
+  const Report r = run(s);
+  const auto f = for_framework(r, "cuda.driver-too-old-for-framework", "pytorch");
+  ASSERT_EQ(f.size(), 1u) << codes(r);
+  EXPECT_NE(f[0]->title.find("needs driver >= 525.60.13"), std::string::npos) << f[0]->title;
+  EXPECT_EQ(f[0]->fix[0].rfind("# upgrade the driver to >= 570.26 (this GPU's first driver branch, R570)", 0), 0u)
+      << f[0]->fix[0];
+  // On the H200 (first branch R525, CUDA 12.0's driver: below the need) the build's floor stands.
+  Snapshot h = h200();
+  h.nvidia.driver_version = std::string("520.61.05");
+  auto& th = package(h, "torch");
+  th.version = "2.10.0+cu128";
+  th.details = t.details;
+  const Report rh = run(h);
+  const auto fh = for_framework(rh, "cuda.driver-too-old-for-framework", "pytorch");
+  ASSERT_EQ(fh.size(), 1u) << codes(rh);
+  EXPECT_EQ(fh[0]->fix[0].rfind("# upgrade the driver to >= 525.60.13,", 0), 0u) << fh[0]->fix[0];
+}
+
 // JAX takes any cuDNN 9 from its floor: on a GTX 1080 pip's newest nvidia-cudnn-cu12 (>= 9.11: cc 7.5 and
 // newer) has no kernels, and the fix pins the line below the release that dropped Pascal.
 TEST(DoctorFrameworks, JaxWithAPipCudnnThatDroppedPascalGetsThePin) {
