@@ -547,9 +547,13 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"no such file or directory", "library.missing", true},
       {"dlopen", "library.missing", false},
       {"undefined symbol", "library.undefined-symbol", true},
+      // glibc's relocation error: "symbol S, version V not defined in file F with link time reference" (F is
+      // the copy that lacks what the caller was linked against).
+      {"not defined in file", "library.undefined-symbol", false},
       // "X: version `V' not found (required by Y)": X is the copy that lacks V (Y only asked for it).
       {"not found (required by", "library.version-not-found", true},
       {"cannot find -l", "library.link-missing", false},
+      {"找不到 -l", "library.link-missing", false},  // GNU ld in a Chinese locale (binutils' zh_CN catalogue)
       // Windows' loader dialog: "The code execution cannot proceed because X.dll was not found.",
       // "The program can't start because X.dll is missing from your computer."
       {"cannot proceed because", "library.missing", false},
@@ -1675,7 +1679,10 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         if (memo == decoded_names.end()) memo = decoded_names.emplace(primary->name, m.library_names.decode(primary->name)).first;
         const std::optional<LibraryName>& decoded = memo->second;
         std::vector<std::string> cuda_mix_roots;  // conditions a version mix of CUDA parts adds
-        if (explicit_phrase && (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
+        // A system library outside the GPU stack (libGL.so.1 for opencv-python in a slim image): not ours to claim.
+        const bool not_gpu_stack = decoded && decoded->kind == "system";
+        if (!not_gpu_stack && explicit_phrase &&
+            (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
           Found f;
           f.m.code = ph.code;
           f.m.line = L.number;
@@ -1717,7 +1724,9 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           } else if (ph.code == "library.undefined-symbol" || ph.code == "library.version-not-found") {
             add_unique(f.m.fix, "Make the versions agree: reinstall the packages from one release set (e.g. the framework's "
                                 "own pinned nvidia-* wheels) and take stale copies off LD_LIBRARY_PATH");
-            // A CUDA part lacking a symbol another was built against: two CUDA releases are mixed.
+            // A library lacking a symbol another was built against: two versions are mixed; for CUDA
+            // parts, two CUDA releases.
+            if (ph.code == "library.undefined-symbol") add_unique(cuda_mix_roots, "dll-version-mismatch");
             if (decoded && (decoded->kind == "cuda" || decoded->kind == "cuda-math"))
               add_unique(cuda_mix_roots, "cuda-version-mismatch");
             else if (decoded && decoded->kind == "cudnn")
@@ -1728,7 +1737,9 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           f.m.root.push_back(primary->name);
           for (const auto& n : names) add_unique(f.m.root, n.name);
           for (const auto& r : cuda_mix_roots) add_unique(f.m.root, r);
-          if (decoded && decoded->kind == "msvc") add_unique(f.m.root, "msvc-runtime");
+          // The Microsoft C/C++ runtime DLLs (library_stems.csv: vendor Microsoft, kind runtime).
+          if (decoded && decoded->kind == "runtime" && decoded->row && decoded->row->vendor == "Microsoft")
+            add_unique(f.m.root, "msvc-runtime");
           if (machine) library_facts(*machine, primary->name, f.m.evidence);
           f.optional_library = decoded && decoded->kind == "tensorrt" && ph.code == "library.missing";
           lib_found = std::move(f);

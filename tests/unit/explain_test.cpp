@@ -528,11 +528,34 @@ TEST(ExplainLibraries, AnUndefinedCudaSymbolIsAVersionMix) {
   EXPECT_FALSE(names(root_of(o), "cuda-version-mismatch")) << roots(o);
 }
 
+// The loader's other ways of saying that two versions are mixed, and the runtime a Windows DLL belongs to.
+TEST(ExplainLibraries, RelocationErrorsAndRuntimeDllsNameWhatIsMixedOrMissing) {
+  // glibc: "symbol S, version V not defined in file F with link time reference": F is the older copy.
+  const auto reloc = ex().explain(
+      "OSError: /env/lib/python3.10/site-packages/nvidia/cublas/lib/libcublas.so.11: symbol cublasLtHSHMatmulAlgoInit, "
+      "version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference");
+  EXPECT_TRUE(names(root_of(reloc), "libcublasLt.so.11")) << roots(reloc);
+  EXPECT_TRUE(names(root_of(reloc), "dll-version-mismatch")) << roots(reloc);
+  EXPECT_TRUE(names(root_of(reloc), "cuda-version-mismatch")) << roots(reloc);
+  // Microsoft's C/C++ runtime DLLs are the MSVC runtime; a CUDA DLL is not.
+  const auto vc = ex().explain("ImportError: DLL load failed while importing _C: vcruntime140_1.dll was not found");
+  EXPECT_TRUE(names(root_of(vc), "msvc-runtime")) << roots(vc);
+  const auto cu = ex().explain("Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found");
+  EXPECT_FALSE(names(root_of(cu), "msvc-runtime")) << roots(cu);
+  // GNU ld in a Chinese locale says "cannot find -lX" as "找不到 -lX".
+  const auto ld = ex().explain("/usr/bin/ld: 找不到 -lnvinfer");
+  EXPECT_TRUE(names(root_of(ld), "libnvinfer.so")) << roots(ld);
+  EXPECT_FALSE(claims_failure(ex().explain("找不到文件 config.yaml"))) << "no -l, no library";
+}
+
 TEST(ExplainLibraries, FilesThatAreNotLibrariesStayUnclaimed) {
   for (const char* t : {"FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'",
                         "Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'",
                         "error: failed to open the config: permission denied", "Please make sure that you are logged in",
-                        "We also support .so files; see docs/plugins.md"})
+                        "We also support .so files; see docs/plugins.md",
+                        // Desktop libraries opencv-python needs in a slim image: not the GPU stack's (library_stems.csv: system).
+                        "ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
+                        "ImportError: libgthread-2.0.so.0: cannot open shared object file: No such file or directory"})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
   const auto glibcxx = ex().explain(
       "ImportError: /home/u/miniconda3/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by "
