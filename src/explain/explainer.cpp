@@ -1151,31 +1151,20 @@ const std::vector<Setting>& settings() {
   return table;
 }
 
-// What the machine itself says about a root cause the text alone cannot settle: "Found no NVIDIA
-// driver" on a machine whose GPUs are all AMD (or Intel) is a CUDA build on the wrong vendor's GPU,
-// not a driver to install.
-void apply_machine(Match& root, const Snapshot& machine) {
+// "Found no NVIDIA driver" (or no CUDA device) where the GPU is AMD's or Intel's is a CUDA build on the wrong
+// vendor's GPU, not a driver to install: the root gets wrong-vendor-build first, with the evidence and the fix.
+bool about_no_nvidia(const Match& root) {
   static const char* const no_nvidia[] = {"driver-not-loaded", "no-gpu-visible", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE",
                                           "cudaErrorInsufficientDriver", "NVML_ERROR_DRIVER_NOT_LOADED", "NVML_ERROR_LIBRARY_NOT_FOUND"};
   const bool about_nvidia = std::any_of(root.root.begin(), root.root.end(), [](const std::string& t) {
     return std::find(std::begin(no_nvidia), std::end(no_nvidia), t) != std::end(no_nvidia);
   });
-  if (!about_nvidia || machine.pci_gpus.empty()) return;
-  if (std::find(root.root.begin(), root.root.end(), "wrong-vendor-build") != root.root.end()) return;
-  std::vector<std::string> amd, intel;
-  for (const auto& g : machine.pci_gpus) {
-    if (g.vendor == "nvidia") return;  // an NVIDIA GPU is there: the driver is the question
-    if (g.vendor == "amd") amd.push_back(g.address);
-    if (g.vendor == "intel") intel.push_back(g.address);
-  }
-  if (amd.empty() && intel.empty()) return;
+  return about_nvidia && std::find(root.root.begin(), root.root.end(), "wrong-vendor-build") == root.root.end();
+}
+
+void mark_wrong_vendor(Match& root, bool is_amd, const std::string& evidence) {
   root.root.insert(root.root.begin(), "wrong-vendor-build");
-  const bool is_amd = !amd.empty();
-  std::string where;
-  for (const auto& a : is_amd ? amd : intel) where += (where.empty() ? "" : ", ") + a;
-  root.evidence.push_back(fmt::format("this machine: its GPU(s) on the PCI bus are {} ({}), none NVIDIA: a CUDA build of the "
-                                      "framework cannot use them, whatever driver is installed",
-                                      is_amd ? "AMD" : "Intel", where));
+  root.evidence.push_back(evidence);
   std::vector<std::string> fix;
   if (is_amd) {
     fix = {"Install the framework's ROCm build (Linux): pip install torch --index-url https://download.pytorch.org/whl/rocm<X.Y> "
@@ -1188,6 +1177,48 @@ void apply_machine(Match& root, const Snapshot& machine) {
            "(and Intel's GPU driver), then use the 'xpu' device instead of 'cuda'"};
   }
   root.fix.insert(root.fix.begin(), fix.begin(), fix.end());
+}
+
+// What the machine itself says about a root cause the text alone cannot settle: its GPUs on the PCI bus.
+void apply_machine(Match& root, const Snapshot& machine) {
+  if (!about_no_nvidia(root) || machine.pci_gpus.empty()) return;
+  std::vector<std::string> amd, intel;
+  for (const auto& g : machine.pci_gpus) {
+    if (g.vendor == "nvidia") return;  // an NVIDIA GPU is there: the driver is the question
+    if (g.vendor == "amd") amd.push_back(g.address);
+    if (g.vendor == "intel") intel.push_back(g.address);
+  }
+  if (amd.empty() && intel.empty()) return;
+  const bool is_amd = !amd.empty();
+  std::string where;
+  for (const auto& a : is_amd ? amd : intel) where += (where.empty() ? "" : ", ") + a;
+  mark_wrong_vendor(root, is_amd,
+                    fmt::format("this machine: its GPU(s) on the PCI bus are {} ({}), none NVIDIA: a CUDA build of the "
+                                "framework cannot use them, whatever driver is installed",
+                                is_amd ? "AMD" : "Intel", where));
+}
+
+const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::string_view lower);
+
+// The same from the paste, when it names an AMD GPU (a gfx target, a Radeon, a ROCm setup) and no NVIDIA
+// product: "Found no NVIDIA driver" in a ROCm container on a Radeon 890M.
+void apply_paste_vendor(Match& root, const std::string& lower_paste, const knowledge::Compat& k) {
+  if (!about_no_nvidia(root)) return;
+  for (const char* nvidia : {"geforce", "quadro", "tesla", "rtx", "gtx", "titan", "jetson", "a100", "h100", "h200", "v100",
+                             "nvidia-smi"})
+    if (lower_paste.find(nvidia) != std::string::npos) return;
+  std::string what;
+  if (const auto* g = gfx_of_paste(k, lower_paste))
+    what = g->gfx + (g->products.empty() ? std::string() : " (" + g->products.front() + ")");
+  else if (lower_paste.find("radeon") != std::string::npos)
+    what = "a Radeon GPU";
+  else if (lower_paste.find("rocm") != std::string::npos || lower_paste.find("amd gpu") != std::string::npos)
+    what = "an AMD GPU (ROCm)";
+  if (what.empty()) return;
+  mark_wrong_vendor(root, true,
+                    fmt::format("your text names {} and no NVIDIA GPU: a CUDA build of the framework cannot use an AMD "
+                                "GPU, whatever driver is installed",
+                                what));
 }
 
 // The AMD GPU a paste is about, by its gfx target: "gfx1031" as rocminfo, HIP and rocBLAS print it
@@ -1967,6 +1998,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     apply_setting(*root, lower_text());
     apply_gfx(*root, lower_text(), m.k);
     if (machine) apply_machine(*root, *machine);
+    apply_paste_vendor(*root, lower_text(), m.k);
   }
   std::stable_sort(out.begin(), out.end(), [](const Match& a, const Match& b) {
     auto rank = [](const Match& x) { return x.root_cause ? 0 : x.harmless ? 2 : 1; };

@@ -899,6 +899,24 @@ TEST(ExplainStory, TheMachineTellsAWrongVendorBuild) {
   EXPECT_FALSE(names(root_of(oom), "wrong-vendor-build"));
 }
 
+// The paste can say it too: an AMD GPU named (a gfx target, a Radeon, ROCm) and no NVIDIA product.
+TEST(ExplainStory, ThePasteTellsAWrongVendorBuild) {
+  const std::string no_driver =
+      "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
+      "from http://www.nvidia.com/Download/index.aspx\n";
+  for (const char* amd : {"I run the rocm7 image on an AMD APU (gfx1150, Radeon 890M)\n", "GPU: AMD Radeon RX 7900 XTX\n"}) {
+    const auto m = ex().explain(amd + no_driver);
+    const ExplainMatch* r = root_of(m);
+    ASSERT_TRUE(r && !r->root.empty()) << amd << roots(m);
+    EXPECT_EQ(r->root.front(), "wrong-vendor-build") << amd;
+    EXPECT_NE(r->fix.front().find("ROCm"), std::string::npos) << r->fix.front();
+  }
+  // An NVIDIA product in the paste, or no GPU named at all: the driver stays the question.
+  EXPECT_FALSE(names(root_of(ex().explain("GPU: NVIDIA GeForce RTX 3090 (Radeon drivers removed)\n" + no_driver)),
+                     "wrong-vendor-build"));
+  EXPECT_FALSE(names(root_of(ex().explain(no_driver)), "wrong-vendor-build"));
+}
+
 TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
   const std::vector<std::pair<const char*, const char*>> fires = {
       {"FooLibError: Your GPU (compute capability 3.5) is not supported by this build of FooLib", "arch-unsupported"},
