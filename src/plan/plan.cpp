@@ -21,7 +21,7 @@ struct Failure {
   Kind kind;
   std::string why;  // plain words
   std::string fix;  // a change to the machine that removes it ("use WSL2"), "" when none
-  std::optional<Version> driver;  // for a driver upgrade: the driver it names
+  std::optional<Version> driver = std::nullopt;  // for a driver upgrade: the driver it names
 };
 
 struct Candidate {
