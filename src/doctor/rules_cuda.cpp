@@ -144,11 +144,7 @@ std::vector<Finding> rule_driver_too_old_for_toolkit(const Context& c) {
 // A CUDA toolkit, CUDA wheel or driver newer than anything in gpuready's tables: what it needs or
 // runs is not known here, and the doctor says so rather than judge it by older releases' facts.
 std::vector<Finding> rule_cuda_newer_than_tables(const Context& c) {
-  Version newest_cuda, newest_driver;
-  for (const auto& r : c.k.cuda_driver) {
-    if (r.cuda > newest_cuda) newest_cuda = r.cuda;
-    if (r.min_linux && *r.min_linux > newest_driver) newest_driver = *r.min_linux;
-  }
+  const auto [newest_cuda, newest_driver] = c.k.driver_table_reach();
   if (newest_cuda == Version()) return {};
   const auto* fresh = c.k.freshness_of("cuda");
   const std::string tables =

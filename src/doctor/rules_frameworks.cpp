@@ -12,6 +12,11 @@
 namespace gpuready::doctor {
 namespace {
 
+// A table row of the installed release: the same major.minor.patch ("2.7.1+cu118" is 2.7.1).
+bool same_release(const Version& row, const Version& installed) {
+  return row.major() == installed.major() && row.minor() == installed.minor() && row.patch() == installed.patch();
+}
+
 std::optional<Version> gpu_cc(const Snapshot& s) {
   for (const auto& g : s.nvidia.gpus)
     if (g.compute_capability.has()) return Version::parse(g.compute_capability.value());
@@ -131,7 +136,7 @@ std::vector<Finding> rule_python_unsupported(const Context& c) {
         if (r.version.major_minor() == fv->major_minor() && r.os == rows_os) widen(r.python_min, r.python_max);
     } else if (f.framework == "pytorch") {
       for (const auto& r : c.k.pytorch)
-        if (Version::of({r.version.major(), r.version.minor(), r.version.patch()}) == Version::of({fv->major(), fv->minor(), fv->patch()}))
+        if (same_release(r.version, *fv))
           widen(r.python_min, r.python_max);
     } else {
       for (const auto& r : c.k.jax)
@@ -220,9 +225,7 @@ std::optional<Shipped> shipped_kernels(const Context& c, const InstalledFramewor
     const auto variant = f.package->details.find("variant");
     if (variant == f.package->details.end()) return std::nullopt;
     for (const auto& r : c.k.pytorch)
-      if (r.variant == variant->second && !r.sm.empty() &&
-          Version::of({r.version.major(), r.version.minor(), r.version.patch()}) ==
-              Version::of({fv->major(), fv->minor(), fv->patch()}))
+      if (r.variant == variant->second && !r.sm.empty() && same_release(r.version, *fv))
         return Shipped{&r.sm, r.ptx, fmt::format("the {} wheels of torch {}", r.variant, r.version.str()),
                        fmt::format("torch {} has no kernels for this GPU (sm_{}): \"no kernel image is available for "
                                    "execution on the device\"",
@@ -257,9 +260,7 @@ std::optional<UsedCudnn> used_cudnn(const Context& c, const InstalledFramework& 
   const auto fv = Version::parse(f.package->version);
   if (variant == f.package->details.end() || !fv) return std::nullopt;
   for (const auto& r : c.k.pytorch)
-    if (r.variant == variant->second && !r.cudnn.empty() &&
-        Version::of({r.version.major(), r.version.minor(), r.version.patch()}) ==
-            Version::of({fv->major(), fv->minor(), fv->patch()}))
+    if (r.variant == variant->second && !r.cudnn.empty() && same_release(r.version, *fv))
       if (auto v = Version::parse(r.cudnn)) return UsedCudnn{*v, major, nullptr};
   return std::nullopt;
 }

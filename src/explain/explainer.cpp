@@ -1198,29 +1198,6 @@ void apply_machine(Match& root, const Snapshot& machine) {
                                 is_amd ? "AMD" : "Intel", where));
 }
 
-const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::string_view lower);
-
-// The same from the paste, when it names an AMD GPU (a gfx target, a Radeon, a ROCm setup) and no NVIDIA
-// product: "Found no NVIDIA driver" in a ROCm container on a Radeon 890M.
-void apply_paste_vendor(Match& root, const std::string& lower_paste, const knowledge::Compat& k) {
-  if (!about_no_nvidia(root)) return;
-  for (const char* nvidia : {"geforce", "quadro", "tesla", "rtx", "gtx", "titan", "jetson", "a100", "h100", "h200", "v100",
-                             "nvidia-smi"})
-    if (lower_paste.find(nvidia) != std::string::npos) return;
-  std::string what;
-  if (const auto* g = gfx_of_paste(k, lower_paste))
-    what = g->gfx + (g->products.empty() ? std::string() : " (" + g->products.front() + ")");
-  else if (lower_paste.find("radeon") != std::string::npos)
-    what = "a Radeon GPU";
-  else if (lower_paste.find("rocm") != std::string::npos || lower_paste.find("amd gpu") != std::string::npos)
-    what = "an AMD GPU (ROCm)";
-  if (what.empty()) return;
-  mark_wrong_vendor(root, true,
-                    fmt::format("your text names {} and no NVIDIA GPU: a CUDA build of the framework cannot use an AMD "
-                                "GPU, whatever driver is installed",
-                                what));
-}
-
 // The AMD GPU a paste is about, by its gfx target: "gfx1031" as rocminfo, HIP and rocBLAS print it
 // ("amdgcn-amd-amdhsa--gfx1031", "gfx90a:sramecc+:xnack-"), or else by a product name of
 // rocm_gfx.csv ("Radeon RX 6700 XT"). Of several (a list of the targets a library ships), the one
@@ -1256,6 +1233,27 @@ const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::strin
     }
   }
   return nullptr;
+}
+
+// The same from the paste, when it names an AMD GPU (a gfx target, a Radeon, a ROCm setup) and no NVIDIA
+// product: "Found no NVIDIA driver" in a ROCm container on a Radeon 890M.
+void apply_paste_vendor(Match& root, const std::string& lower_paste, const knowledge::Compat& k) {
+  if (!about_no_nvidia(root)) return;
+  for (const char* nvidia : {"geforce", "quadro", "tesla", "rtx", "gtx", "titan", "jetson", "a100", "h100", "h200", "v100",
+                             "nvidia-smi"})
+    if (lower_paste.find(nvidia) != std::string::npos) return;
+  std::string what;
+  if (const auto* g = gfx_of_paste(k, lower_paste))
+    what = g->gfx + (g->products.empty() ? std::string() : " (" + g->products.front() + ")");
+  else if (lower_paste.find("radeon") != std::string::npos)
+    what = "a Radeon GPU";
+  else if (lower_paste.find("rocm") != std::string::npos || lower_paste.find("amd gpu") != std::string::npos)
+    what = "an AMD GPU (ROCm)";
+  if (what.empty()) return;
+  mark_wrong_vendor(root, true,
+                    fmt::format("your text names {} and no NVIDIA GPU: a CUDA build of the framework cannot use an AMD "
+                                "GPU, whatever driver is installed",
+                                what));
 }
 
 // An AMD failure (a missing kernel, an HSA/HIP fault, a MIOpen/rocBLAS error) on a gfx target that no

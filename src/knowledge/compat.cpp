@@ -603,6 +603,15 @@ std::optional<Version> Compat::required_driver(const Version& cuda, DriverOs os)
   return full_floor(cuda, os);
 }
 
+Compat::DriverTableReach Compat::driver_table_reach() const {
+  DriverTableReach out;
+  for (const auto& r : cuda_driver) {
+    if (r.cuda > out.cuda) out.cuda = r.cuda;
+    if (r.min_linux && *r.min_linux > out.driver) out.driver = *r.min_linux;
+  }
+  return out;
+}
+
 std::optional<Version> Compat::newest_cuda(const Version& driver, DriverOs os) const {
   for (const auto& r : cuda_driver) {  // newest first
     auto f = full_floor(r.cuda, os);

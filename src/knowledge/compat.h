@@ -235,6 +235,12 @@ class Compat {
   [[nodiscard]] std::optional<Version> required_driver(const Version& cuda, DriverOs os) const;
   // Newest CUDA major.minor whose full floor the driver meets; nullopt when none.
   [[nodiscard]] std::optional<Version> newest_cuda(const Version& driver, DriverOs os) const;
+  // What "newer than the tables" is measured against: the newest CUDA release of the driver table and
+  // the highest Linux driver floor in it (13.4, 615.71.09). Empty versions when the table is empty.
+  struct DriverTableReach {
+    Version cuda, driver;
+  };
+  [[nodiscard]] DriverTableReach driver_table_reach() const;
   [[nodiscard]] const CudaDriverRow* cuda_row(const Version& cuda) const;  // by major.minor
   [[nodiscard]] const CudaArchRow* arch_row(const Version& cuda) const;    // by major.minor
   // The newest CUDA release of a major the tables know (e.g. 12 -> 12.9).

@@ -618,12 +618,7 @@ Plan make_plan(const Compat& k, const PlanInputs& inputs) {
     if (newest)
       p.notes.push_back(fmt::format("gpuready's tables: newest dated source {} ({} {}); they know up to {}", newest->date,
                                     newest->component, newest->newest.str(), known));
-    Version newest_driver;
-    Version newest_cuda;
-    for (const auto& d : k.cuda_driver) {
-      if (d.min_linux && *d.min_linux > newest_driver) newest_driver = *d.min_linux;
-      if (d.cuda > newest_cuda) newest_cuda = d.cuda;
-    }
+    const auto [newest_cuda, newest_driver] = k.driver_table_reach();
     if (inputs.driver && inputs.driver->major() > newest_driver.major())
       p.notes.push_back(fmt::format("driver {} is newer than every driver in gpuready's tables (newest {}, CUDA {}'s): it runs "
                                     "at least CUDA {}; newer CUDA releases are not in the tables",
