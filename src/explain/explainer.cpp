@@ -1235,13 +1235,25 @@ const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::strin
   return nullptr;
 }
 
+// Whether a paste names an NVIDIA product: a product word at a word start ("GeForce", "RTX 3060", "A100",
+// nvidia-smi), unless the word follows "Radeon"/"AMD" ("AMD Radeon GTX 6750" is a user's slip for an RX card).
+bool names_nvidia_product(std::string_view lower) {
+  for (std::string_view word : {"geforce", "quadro", "tesla", "rtx", "gtx", "titan", "jetson", "a100", "h100", "h200",
+                                "v100", "nvidia-smi"})
+    for (size_t at = lower.find(word); at != std::string_view::npos; at = lower.find(word, at + 1)) {
+      if (at > 0 && std::isalnum(static_cast<unsigned char>(lower[at - 1]))) continue;
+      const std::string_view before = lower.substr(0, at);
+      if (before.ends_with("radeon ") || before.ends_with("amd ")) continue;
+      return true;
+    }
+  return false;
+}
+
 // The same from the paste, when it names an AMD GPU (a gfx target, a Radeon, a ROCm setup) and no NVIDIA
 // product: "Found no NVIDIA driver" in a ROCm container on a Radeon 890M.
 void apply_paste_vendor(Match& root, const std::string& lower_paste, const knowledge::Compat& k) {
   if (!about_no_nvidia(root)) return;
-  for (const char* nvidia : {"geforce", "quadro", "tesla", "rtx", "gtx", "titan", "jetson", "a100", "h100", "h200", "v100",
-                             "nvidia-smi"})
-    if (lower_paste.find(nvidia) != std::string::npos) return;
+  if (names_nvidia_product(lower_paste)) return;
   std::string what;
   if (const auto* g = gfx_of_paste(k, lower_paste))
     what = g->gfx + (g->products.empty() ? std::string() : " (" + g->products.front() + ")");

@@ -904,7 +904,9 @@ TEST(ExplainStory, ThePasteTellsAWrongVendorBuild) {
   const std::string no_driver =
       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
       "from http://www.nvidia.com/Download/index.aspx\n";
-  for (const char* amd : {"I run the rocm7 image on an AMD APU (gfx1150, Radeon 890M)\n", "GPU: AMD Radeon RX 7900 XTX\n"}) {
+  // "AMD Radeon GTX 6750": a user's slip for an RX card; an NVIDIA word right after "Radeon"/"AMD" names no NVIDIA GPU.
+  for (const char* amd : {"I run the rocm7 image on an AMD APU (gfx1150, Radeon 890M)\n", "GPU: AMD Radeon RX 7900 XTX\n",
+                          "I'm on Ubuntu 22.04 and using an  AMD Radeon GTX 6750 GPU.\n"}) {
     const auto m = ex().explain(amd + no_driver);
     const ExplainMatch* r = root_of(m);
     ASSERT_TRUE(r && !r->root.empty()) << amd << roots(m);
@@ -913,6 +915,8 @@ TEST(ExplainStory, ThePasteTellsAWrongVendorBuild) {
   }
   // An NVIDIA product in the paste, or no GPU named at all: the driver stays the question.
   EXPECT_FALSE(names(root_of(ex().explain("GPU: NVIDIA GeForce RTX 3090 (Radeon drivers removed)\n" + no_driver)),
+                     "wrong-vendor-build"));
+  EXPECT_FALSE(names(root_of(ex().explain("Radeon 780M iGPU beside a GeForce GTX 1650 laptop GPU\n" + no_driver)),
                      "wrong-vendor-build"));
   EXPECT_FALSE(names(root_of(ex().explain(no_driver)), "wrong-vendor-build"));
 }
