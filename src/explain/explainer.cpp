@@ -495,6 +495,9 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"cuda-driver", R"(\bcu[A-Z][A-Za-z]+\(?\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
        {"returned", "failed with"}},
       {"cuda-driver", R"(CUresult\s*[:=]?\s*([0-9]{1,4})\b)", {"curesult"}},
+      // TensorFlow/XLA's stream executor: "failed call to cuInit: UNKNOWN ERROR (34)" (a number its table
+      // did not name: 34 is CUDA_ERROR_STUB_LIBRARY, the toolkit's stub libcuda.so loaded).
+      {"cuda-driver", R"(failed call to cuInit:\s*[A-Z_ ]*?\(([0-9]{1,4})\))", {"failed call to cuinit"}},
       // Numba: "CudaAPIError: [700] Call to cuMemcpyDtoH results in UNKNOWN_CUDA_ERROR".
       {"cuda-driver", R"(\[([0-9]{1,4})\]\s*Call to cu[A-Za-z0-9_]+ results in)", {"call to cu"}},
       {"cublas", R"(cublas(?:\s+(?:error|status))?\s*[:=]\s*([0-9]{1,2})\b)", {"cublas"}},

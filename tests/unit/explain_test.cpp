@@ -387,6 +387,13 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
       {"/code/AMDMIGraphX/src/targets/gpu/gemm_impl.cpp:126: operator(): rocblas_invoke: rocBLAS call failed with status 4",
        "rocblas_status_invalid_size"},
       {"cuSOLVER error: 3 in potrf", "CUSOLVER_STATUS_INVALID_VALUE"},
+      // XLA's stream executor prints a number its own table does not name: 34 is the toolkit's stub libcuda.
+      {"2021-08-12 12:19:51.012484: E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:271] "
+       "failed call to cuInit: UNKNOWN ERROR (34)",
+       "CUDA_ERROR_STUB_LIBRARY"},
+      {"E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (100)", "CUDA_ERROR_NO_DEVICE"},
+      // 303 keeps its row: TensorFlow's stub could not load libcuda.so.1 at all.
+      {"E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (303)", "driver-not-loaded"},
   };
   for (const auto& [text, token] : other_forms) {
     const auto m = ex().explain(text);
@@ -396,7 +403,8 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
   for (const char* t : {"HTTP error 404: Not Found", "Process finished with exit code 139", "error 804 in line 3 of config.yaml",
                         "assert(x == 0) failed (3 vs. 0)", "[404] Call to api.example.com results in Not Found",
                         "Xiddle 13 apples", "the XID 74 field of the form", "rocBLAS version 4.2.0 loaded",
-                        "curand generator created with seed 105", "MIOpen 3.1.0 found 7 solvers"})
+                        "curand generator created with seed 105", "MIOpen 3.1.0 found 7 solvers",
+                        "note: a failed call to cuInit is logged once (see docs, section 34)"})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
