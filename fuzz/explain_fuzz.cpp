@@ -1,5 +1,6 @@
 // libFuzzer target for `gpuready explain`: any bytes as a pasted error (the log splitter, the
-// signatures, the code, number, message and library-name decoders). Invariants: every match
+// signatures, the code, number, message and library-name decoders, the environment-report reader
+// and the doctor's rules on what it read). Invariants: every match
 // names a code with a title and a cause, exactly one failure is the root cause and comes first,
 // harmless matches come last, and the JSON document always serialises.
 #include <cstddef>
@@ -8,11 +9,12 @@
 #include <string_view>
 
 #include "doctor/explain.h"
+#include "doctor/pasted_env.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpuready;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto matches = doctor::Explainer::embedded().explain(text);
+  const auto matches = doctor::explain_paste(doctor::Explainer::embedded(), knowledge::Compat::embedded(), text, nullptr);
   bool harmless_seen = false;
   int roots = 0;
   for (size_t i = 0; i < matches.size(); ++i) {

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "doctor/explain.h"
+#include "doctor/pasted_env.h"
 #include "probe/probe.h"
 
 namespace gpuready::cli {
@@ -97,7 +98,8 @@ int run_explain_cmd(const ExplainCmdOptions& o) {
     opts.cuda_init = CudaInitPolicy::never;
     snap = run_probe(os, opts);
   }
-  const auto matches = doctor::Explainer::embedded().explain(text, snap ? &*snap : nullptr);
+  const auto matches =
+      doctor::explain_paste(doctor::Explainer::embedded(), knowledge::Compat::embedded(), text, snap ? &*snap : nullptr);
   if (o.json) {
     const std::string out = doctor::explain_to_json(matches).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 
+#include "doctor/pasted_env.h"
 #include "explain/explainer.h"
 #include "parse/ascii.h"
 
@@ -51,7 +52,8 @@ const Scores& scores() {
       while (std::getline(in, line)) {
         const auto e = nlohmann::json::parse(line);
         const std::string split = e.at("split"), kind = e.at("expect").at("kind");
-        const auto m = explain::Explainer::embedded().explain(e.at("text").get<std::string>());
+        const auto m = doctor::explain_paste(explain::Explainer::embedded(), knowledge::Compat::embedded(),
+                                             e.at("text").get<std::string>(), nullptr);
         const bool claims_failure = std::any_of(m.begin(), m.end(), [](const auto& x) { return !x.harmless; });
         bool right = false;
         if (kind == "failure") right = !m.empty() && !m.front().harmless && names_root(m.front(), e.at("expect").at("root"));

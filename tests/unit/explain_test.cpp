@@ -11,10 +11,15 @@
 #include <random>
 #include <regex>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "doctor/explain.h"
+#include "doctor/pasted_env.h"
 #include "explain/literal_set.h"
 #include "explain/log_text.h"
 #include "explain/pattern.h"
+#include "parse/env_report.h"
 #include "parse/ascii.h"
 #include "platform/os.h"
 
@@ -1144,4 +1149,223 @@ TEST(ExplainRocm, AGfxTargetNoRocmListsIsTheRootOfAnAmdFault) {
                      "arch-unsupported"));
   // "gfx" inside another word is no target.
   EXPECT_FALSE(names(root_of(ex().explain(fault + "see mygfx1031x.log\n")), "arch-unsupported"));
+}
+
+
+// ---- environment reports: parse/env_report.h read, doctor/pasted_env.h judge ---------------------
+// Real reports from public threads: what they state, and what the doctor's rules make of it.
+
+namespace {
+
+std::vector<ExplainMatch> paste(const std::string& text) {
+  return explain_paste(ex(), knowledge::Compat::embedded(), text, nullptr);
+}
+
+bool root_has(const ExplainMatch& m, const std::string& condition) {
+  return std::find(m.root.begin(), m.root.end(), condition) != m.root.end();
+}
+
+// pytorch/pytorch#43058: collect_env of torch 1.6.0 (CUDA 10.2) under driver 418.67 (CUDA <= 10.1).
+const char* kCollectEnvOldDriver = R"(-torch.cuda.is_available() returns:
+False
+
+ -python -m torch.utils.collect_env returns:
+
+Collecting environment information...
+PyTorch version: 1.6.0
+Is debug build: No
+CUDA used to build PyTorch: 10.2
+
+OS: Red Hat Enterprise Linux Server 7.6 (Maipo)
+GCC version: (GCC) 4.8.5 20150623 (Red Hat 4.8.5-36)
+CMake version: Could not collect
+
+Python version: 3.7
+Is CUDA available: No
+CUDA runtime version: Could not collect
+GPU models and configuration:
+GPU 0: Tesla V100-PCIE-16GB
+GPU 1: Tesla V100-PCIE-16GB
+
+Nvidia driver version: 418.67
+cuDNN version: Could not collect
+)";
+
+// A Hugging Face env list under a TensorFlow log that names the GPU (a public notes file): torch is
+// the CPU wheel on a machine whose RTX 3070 TensorFlow uses.
+const char* kHfEnvCpuTorch = R"(2023-07-10 02:48:31.226114: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1616] Created device /device:GPU:0 with 5471 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 3070 Laptop GPU, pci bus id: 0000:01:00.0, compute capability: 8.6
+
+Copy-and-paste the text below in your GitHub issue and FILL OUT the two last points.
+
+- `transformers` version: 4.31.0.dev0
+- Platform: Windows-10-10.0.22621-SP0
+- Python version: 3.8.5
+- Huggingface_hub version: 0.15.1
+- Safetensors version: 0.3.1
+- PyTorch version (GPU?): 2.0.1+cpu (False)
+- Tensorflow version (GPU?): 2.10.1 (True)
+- Flax version (CPU?/GPU?/TPU?): not installed (NA)
+- Jax version: not installed
+- JaxLib version: not installed
+- Using GPU in script?: <fill in>
+)";
+
+// pytorch/pytorch#51858 (a comment): everything works; the report is there because the issue asks for it.
+const char* kCollectEnvWorking = R"(PyTorch version: 2.0.1+cu117
+Is debug build: False
+CUDA used to build PyTorch: 11.7
+ROCM used to build PyTorch: N/A
+
+OS: Microsoft Windows 11 Pro
+GCC version: Could not collect
+Clang version: Could not collect
+CMake version: Could not collect
+Libc version: N/A
+
+Python version: 3.9.16 (main, May 17 2023, 17:49:16) [MSC v.1916 64 bit (AMD64)] (64-bit runtime)
+Python platform: Windows-10-10.0.22621-SP0
+Is CUDA available: True
+CUDA runtime version: 11.7.64
+CUDA_MODULE_LOADING set to: LAZY
+GPU models and configuration: GPU 0: NVIDIA GeForce GTX 1050 Ti
+Nvidia driver version: 535.98
+cuDNN version: C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.7\bin\cudnn_ops_train64_8.dll
+HIP runtime version: N/A
+)";
+
+// A pytorch/pytorch bug report about torch.ldexp under Inductor (2026): a CPU-only machine, where no
+// GPU is the machine as it is, not a failure.
+const char* kCollectEnvCpuMachine = R"(PyTorch version: 2.14.0+cpu
+Is debug build: False
+CUDA used to build PyTorch: None
+ROCM used to build PyTorch: N/A
+
+OS: Microsoft Windows 11 Pro for Workstations (10.0.26200 64-bit)
+GCC version: Could not collect
+Clang version: Could not collect
+CMake version: Could not collect
+Libc version: N/A
+
+Python version: 3.14.7 (tags/v3.14.7:823f032, Aug  5 2026, 10:51:32) [MSC v.1944 64 bit (AMD64)] (64-bit runtime)
+Python platform: Windows-11-10.0.26200-SP0
+Is CUDA available: False
+CUDA runtime version: No CUDA
+GPU models and configuration: No CUDA
+Is XPU available: False
+Is XNNPACK available: False
+)";
+
+// A project's status notes (public): the RTX 4090 machine's interpreter, asked by hand.
+const char* kSessionCpuWheel = R"(>>> import torch
+>>> torch.cuda.is_available()
+False
+>>> torch.__version__
+'2.9.1+cpu'  # CPU-ONLY BUILD!
+)";
+
+}  // namespace
+
+TEST(ExplainEnvReport, ReadsCollectEnv) {
+  const auto r = parse::read_env_report(kCollectEnvOldDriver);
+  EXPECT_EQ(r.os_family, "linux");
+  EXPECT_EQ(r.driver_version, "418.67");
+  EXPECT_EQ(r.python_version, "3.7");
+  ASSERT_EQ(r.gpus.size(), 1u);  // the same product twice is one
+  EXPECT_EQ(r.gpus[0], "Tesla V100-PCIE-16GB");
+  ASSERT_EQ(r.frameworks.size(), 1u);
+  const auto& f = r.frameworks[0];
+  EXPECT_EQ(f.framework, "pytorch");
+  EXPECT_EQ(f.version, "1.6.0");
+  EXPECT_EQ(f.built_cuda.value_or("?"), "10.2");
+  ASSERT_TRUE(f.sees_gpu.has_value());  // "No", the older collect_env's word
+  EXPECT_FALSE(*f.sees_gpu);
+  EXPECT_FALSE(r.no_nvidia_said);
+}
+
+TEST(ExplainEnvReport, ReadsHuggingFaceListsSessionsAndNvidiaSmi) {
+  const auto hf = parse::read_env_report(kHfEnvCpuTorch);
+  EXPECT_EQ(hf.os_family, "windows");
+  ASSERT_EQ(hf.gpus.size(), 1u);
+  EXPECT_EQ(hf.gpus[0], "NVIDIA GeForce RTX 3070 Laptop GPU");
+  ASSERT_EQ(hf.frameworks.size(), 2u);
+  EXPECT_EQ(hf.frameworks[0].version, "2.0.1+cpu");
+  EXPECT_EQ(hf.frameworks[0].sees_gpu, std::optional<bool>(false));
+  EXPECT_EQ(hf.frameworks[1].framework, "tensorflow");
+  EXPECT_EQ(hf.frameworks[1].sees_gpu, std::optional<bool>(true));
+
+  const auto s = parse::read_env_report(kSessionCpuWheel);
+  ASSERT_EQ(s.frameworks.size(), 1u);
+  EXPECT_EQ(s.frameworks[0].version, "2.9.1+cpu");
+  EXPECT_EQ(s.frameworks[0].sees_gpu, std::optional<bool>(false));
+  EXPECT_EQ(s.frameworks[0].line, 2u);
+
+  // nvidia-smi's table (pytorch/pytorch#43058's reporter pasted it under the report).
+  const auto smi = parse::read_env_report(
+      "| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |\n"
+      "|   0  Tesla V100-PCIE...  Off  | 00000000:3B:00.0 Off |                    0 |\n");
+  EXPECT_EQ(smi.driver_version, "418.67");
+  ASSERT_EQ(smi.gpus.size(), 1u);
+  EXPECT_EQ(smi.gpus[0], "Tesla V100-PCIE...");
+  EXPECT_TRUE(smi.empty());  // machine facts alone: nothing about a framework to judge
+}
+
+TEST(ExplainEnvReport, OrdinaryTextIsNoReport) {
+  for (const char* text : {"Epoch 3/10 1875/1875 - loss: 0.0412 - accuracy: 0.9871",
+                           "ValueError: Expected input batch_size (64) to match target batch_size (32).",
+                           "print(model)\nTrue", "OS: something\nPython version: 3.11.4", ""})
+    EXPECT_TRUE(parse::read_env_report(text).empty()) << text;
+}
+
+TEST(ExplainEnvReport, DriverOlderThanTheBuildIsTheRootCause) {
+  const auto m = paste(kCollectEnvOldDriver);
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m.front().code, "env.cuda.driver-too-old-for-framework");
+  EXPECT_TRUE(m.front().root_cause);
+  EXPECT_TRUE(root_has(m.front(), "driver-too-old"));
+  EXPECT_NE(m.front().title.find("10.2"), std::string::npos) << m.front().title;
+  EXPECT_NE(m.front().title.find("418.67"), std::string::npos) << m.front().title;
+  // "Sees no GPU" is that finding's consequence, not a second entry.
+  EXPECT_FALSE(has_code(m, "env.framework.sees-no-gpu"));
+}
+
+TEST(ExplainEnvReport, CpuWheelOnAGpuMachine) {
+  const auto m = paste(kHfEnvCpuTorch);
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m.front().code, "env.torch.cpu-only");
+  EXPECT_TRUE(root_has(m.front(), "cpu-only-build"));
+  const std::string fixes = fmt::format("{}", fmt::join(m.front().fix, "\n"));
+  EXPECT_NE(fixes.find("pip uninstall -y torch"), std::string::npos) << fixes;
+  EXPECT_NE(fixes.find("download.pytorch.org/whl/cu"), std::string::npos) << fixes;  // a CUDA wheel, from the plan
+  // TensorFlow lists the GPU: nothing to say about it.
+  for (const auto& x : m) EXPECT_EQ(x.title.find("TensorFlow"), std::string::npos) << x.title;
+
+  const auto s = paste(kSessionCpuWheel);
+  ASSERT_FALSE(s.empty());
+  EXPECT_EQ(s.front().code, "env.framework.sees-no-gpu");
+  EXPECT_TRUE(root_has(s.front(), "cpu-only-build"));
+  EXPECT_TRUE(root_has(s.front(), "no-gpu-visible"));
+  EXPECT_EQ(s.front().line, 2u);
+}
+
+TEST(ExplainEnvReport, NothingClaimedWhereTheReportShowsNoProblem) {
+  EXPECT_FALSE(claims_failure(paste(kCollectEnvWorking)));   // CUDA available, driver new enough
+  EXPECT_FALSE(claims_failure(paste(kCollectEnvCpuMachine))); // no NVIDIA GPU there: no GPU is expected
+  // The same CPU wheel on a Mac is how PyTorch runs there.
+  EXPECT_FALSE(claims_failure(paste("PyTorch version: 2.2.0\nCUDA used to build PyTorch: None\nOS: macOS 14.2.1 (arm64)\n"
+                                    "Is CUDA available: False\n")));
+}
+
+TEST(ExplainEnvReport, ALineThatNamesTheCauseStaysTheRootCause) {
+  // The error line says why; the report adds its own finding after it.
+  const std::string text =
+      std::string("RuntimeError: The NVIDIA driver on your system is too old (found version 10010).\n") + kCollectEnvOldDriver;
+  const auto m = paste(text);
+  ASSERT_GE(m.size(), 2u);
+  EXPECT_NE(m.front().code.rfind("env.", 0), 0u) << m.front().code;
+  EXPECT_TRUE(m.front().root_cause);
+  EXPECT_TRUE(has_code(m, "env.cuda.driver-too-old-for-framework"));
+  // Where the line says only that no GPU is seen, the report says why.
+  const auto n = paste(std::string("RuntimeError: No CUDA GPUs are available\n") + kCollectEnvOldDriver);
+  ASSERT_FALSE(n.empty());
+  EXPECT_EQ(n.front().code, "env.cuda.driver-too-old-for-framework");
 }

@@ -1,0 +1,207 @@
+#include "doctor/pasted_env.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "doctor/doctor.h"
+#include "parse/python_metadata.h"
+
+namespace gpuready::doctor {
+namespace {
+
+constexpr const char* kPastedPython = "python";  // the report's interpreter, as the fixes call it
+
+const char* package_of(const std::string& framework) {
+  return framework == "pytorch" ? "torch" : framework == "tensorflow" ? "tensorflow" : "jax";
+}
+
+// "cu121" -> "12.1", "cu118" -> "11.8", "cu92" -> "9.2"; "" for any other label.
+std::string cuda_of_variant(const std::string& label) {
+  if (label.size() < 4 || label.compare(0, 2, "cu") != 0) return "";
+  const std::string digits = label.substr(2);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return "";
+  return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
+}
+
+PythonPackage torch_package(const parse::ReportedFramework& f) {
+  PythonPackage p;
+  p.name = "torch";
+  p.version = f.version;
+  p.location = "(the pasted report)";
+  const std::string label = parse::local_version_label(f.version);
+  if (!f.built_rocm.empty() || label.rfind("rocm", 0) == 0) {
+    p.details["hip"] = f.built_rocm.empty() ? label : f.built_rocm;  // not a CPU-only build: a ROCm one
+    p.details["variant"] = label.empty() ? "rocm" : label;
+  } else if ((f.built_cuda && *f.built_cuda == "none") || label == "cpu") {
+    p.details["cuda"] = "none";
+    p.details["variant"] = "cpu";
+  } else if (f.built_cuda || !cuda_of_variant(label).empty()) {
+    p.details["cuda"] = f.built_cuda ? *f.built_cuda : cuda_of_variant(label);
+    std::string variant = label;
+    if (variant.empty()) {
+      variant = "cu";
+      for (char c : p.details["cuda"])
+        if (c >= '0' && c <= '9') variant += c;
+    }
+    p.details["variant"] = variant;
+  }
+  return p;
+}
+
+// What each doctor finding a report can raise stands for, in explain's condition words.
+const std::map<std::string, std::vector<std::string>>& judged_codes() {
+  static const std::map<std::string, std::vector<std::string>> codes = {
+      {"cuda.driver-too-old-for-framework", {"driver-too-old"}},
+      {"torch.cpu-only", {"cpu-only-build"}},
+      {"tensorflow.windows-no-gpu", {"cpu-only-build"}},
+      {"framework.no-kernels", {"arch-unsupported"}},
+      {"framework.cudnn-no-kernels", {"arch-unsupported"}},
+      {"framework.sees-no-gpu", {"no-gpu-visible"}},
+  };
+  return codes;
+}
+
+const parse::ReportedFramework* reported(const parse::EnvReport& r, const std::vector<std::string>& frameworks) {
+  for (const auto& f : r.frameworks)
+    if (frameworks.empty() || std::find(frameworks.begin(), frameworks.end(), f.framework) != frameworks.end())
+      return &f;
+  return nullptr;
+}
+
+bool has_root(const ExplainMatch& m, const std::string& condition) {
+  return std::find(m.root.begin(), m.root.end(), condition) != m.root.end();
+}
+
+}  // namespace
+
+Snapshot snapshot_of_report(const parse::EnvReport& r, const knowledge::Compat& k) {
+  Snapshot s;
+  if (!r.os_family.empty()) {
+    s.os.family = Fact<std::string>::known(r.os_family);
+    s.os.wsl = Fact<std::string>::known(r.wsl ? "wsl2" : "none");
+  }
+  if (!r.os_name.empty()) s.os.name = Fact<std::string>::known(r.os_name);
+  if (!r.driver_version.empty()) s.nvidia.driver_version = Fact<std::string>::known(r.driver_version);
+  for (const auto& name : r.gpus) {
+    NvidiaGpu g;
+    g.index = static_cast<int>(s.nvidia.gpus.size());
+    g.name = Fact<std::string>::known(name);
+    if (const auto cc = k.gpu_cc(name)) {
+      g.compute_capability = Fact<std::string>::known(cc->major_minor().str());
+      const std::string arch = k.architecture_of(*cc);
+      if (!arch.empty()) g.architecture = Fact<std::string>::known(arch);
+    }
+    s.nvidia.gpus.push_back(std::move(g));
+  }
+  PythonEnv env;
+  env.interpreter = kPastedPython;
+  env.found_by = {"the pasted report"};
+  if (!r.python_version.empty()) env.version = Fact<std::string>::known(r.python_version);
+  for (const auto& f : r.frameworks) {
+    if (!f.version.empty()) {
+      PythonPackage p = f.framework == "pytorch" ? torch_package(f) : PythonPackage{package_of(f.framework), f.version, "(the pasted report)", {}};
+      env.packages.push_back(std::move(p));
+    }
+    if (!f.sees_gpu) continue;
+    FrameworkCheck c;
+    c.framework = f.framework;
+    c.package = package_of(f.framework);
+    c.python = kPastedPython;
+    c.status = *f.sees_gpu ? "ready" : "no-gpu";
+    c.stage = "devices";
+    if (!f.version.empty()) c.version = Fact<std::string>::known(f.version);
+    const bool rocm = !f.built_rocm.empty() || parse::local_version_label(f.version).rfind("rocm", 0) == 0;
+    const bool no_cuda = (f.built_cuda && *f.built_cuda == "none") || parse::local_version_label(f.version) == "cpu";
+    if (f.built_cuda && *f.built_cuda != "none")
+      c.built_cuda = Fact<std::string>::known(*f.built_cuda);
+    else if (rocm)
+      c.built_cuda = Fact<std::string>::unknown("a ROCm build (ROCm " + (f.built_rocm.empty() ? std::string("?") : f.built_rocm) + ")");
+    else if (no_cuda)
+      c.built_cuda = Fact<std::string>::unknown("CPU-only build");
+    else
+      c.built_cuda = Fact<std::string>::unknown("the framework does not say");
+    s.frameworks.push_back(std::move(c));
+  }
+  if (!env.packages.empty() || !s.frameworks.empty()) s.python.push_back(std::move(env));
+  return s;
+}
+
+std::vector<ExplainMatch> judge_env_report(const parse::EnvReport& r, const knowledge::Compat& k) {
+  if (r.empty()) return {};
+  const Snapshot s = snapshot_of_report(r, k);
+  const Report rep = diagnose(s, k);
+  std::vector<ExplainMatch> out;
+  for (const auto& f : rep.findings) {
+    const auto it = judged_codes().find(f.code);
+    if (it == judged_codes().end()) continue;
+    const parse::ReportedFramework* fw = reported(r, f.frameworks);
+    if (!fw) continue;
+    // A framework that lists the GPU runs on this driver (a forward-compatibility package, say).
+    if (f.code == "cuda.driver-too-old-for-framework" && fw->sees_gpu && *fw->sees_gpu) continue;
+    // No GPU where the report found no NVIDIA GPU and driver, or on a Mac, is that machine as it is.
+    if (f.code == "framework.sees-no-gpu" && (r.no_nvidia_said || r.os_family == "macos")) continue;
+    ExplainMatch m;
+    m.code = "env." + f.code;
+    m.title = f.title;
+    m.cause = fmt::format("The versions and devices the paste's environment report lists, judged with gpuready's tables "
+                          "(the doctor's rule {}, as for this machine).",
+                          f.code);
+    for (const auto& line : fw->evidence) m.evidence.push_back("your text: " + line);
+    for (const auto& line : r.evidence) m.evidence.push_back("your text: " + line);
+    for (const auto& e : f.evidence)
+      if (e.rfind("gpuready finds", 0) != 0 && e.rfind("location: ", 0) != 0) m.evidence.push_back(e);  // the paste's, not this machine's
+    m.fix = f.fix;
+    m.root = it->second;
+    // A framework that sees no GPU and whose build the report does not name may be a CPU-only build.
+    if (f.code == "framework.sees-no-gpu" && fw->framework != "jax" && (!fw->built_cuda || *fw->built_cuda == "none") &&
+        fw->built_rocm.empty()) {
+      m.root.push_back("cpu-only-build");
+      if (fw->framework == "pytorch" && !fw->built_cuda)
+        m.fix.insert(m.fix.begin(), "python -c \"import torch; print(torch.__version__, torch.version.cuda)\"   # None / +cpu: a CPU-only build");
+    }
+    m.tier = 3;
+    m.line = fw->line;
+    out.push_back(std::move(m));
+  }
+  // "Sees no GPU" is the consequence where the same framework has a finding that says why.
+  auto said_why = [&](const ExplainMatch& x) {
+    return x.code == "env.framework.sees-no-gpu" &&
+           std::any_of(out.begin(), out.end(), [&](const ExplainMatch& y) { return y.code != x.code && y.line == x.line; });
+  };
+  out.erase(std::remove_if(out.begin(), out.end(), said_why), out.end());
+  return out;
+}
+
+std::vector<ExplainMatch> explain_paste(const Explainer& e, const knowledge::Compat& k, std::string_view text,
+                                        const Snapshot* machine) {
+  std::vector<ExplainMatch> m = e.explain(text, machine);
+  std::vector<ExplainMatch> env = judge_env_report(parse::read_env_report(text), k);
+  if (env.empty()) return m;
+  auto root = std::find_if(m.begin(), m.end(), [](const ExplainMatch& x) { return x.root_cause; });
+  // "Sees no GPU" adds nothing where a line already says why no GPU is seen.
+  if (root != m.end())
+    env.erase(std::remove_if(env.begin(), env.end(),
+                             [&](const ExplainMatch& x) {
+                               if (x.code != "env.framework.sees-no-gpu") return false;
+                               return std::any_of(m.begin(), m.end(), [](const ExplainMatch& y) { return !y.harmless; });
+                             }),
+              env.end());
+  if (env.empty()) return m;
+  // The report names the cause when no line does, or when the lines say only the symptom.
+  const bool report_leads = root == m.end() || root->tier == 0 ||
+                            (has_root(*root, "no-gpu-visible") && env.front().code != "env.framework.sees-no-gpu");
+  if (report_leads) {
+    if (root != m.end()) root->root_cause = false;
+    env.front().root_cause = true;
+    m.insert(m.begin(), std::make_move_iterator(env.begin()), std::make_move_iterator(env.end()));
+    return m;
+  }
+  auto after = std::find_if(m.begin(), m.end(), [](const ExplainMatch& x) { return x.harmless; });
+  m.insert(after, std::make_move_iterator(env.begin()), std::make_move_iterator(env.end()));
+  return m;
+}
+
+}  // namespace gpuready::doctor

@@ -1,0 +1,389 @@
+#include "parse/env_report.h"
+
+#include <algorithm>
+#include <array>
+
+#include "parse/ascii.h"
+
+namespace gpuready::parse {
+namespace {
+
+constexpr size_t kMaxLine = 4096;  // a report's lines are short; a longer one is not a report line
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '\n' && text[i] != '\r') continue;
+    out.push_back(text.substr(begin, i - begin));
+    if (i + 1 < text.size() && text[i] == '\r' && text[i + 1] == '\n') ++i;
+    begin = i + 1;
+  }
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+// A line without the decorations a report gets when pasted: a markdown list marker, backticks, a
+// Python or IPython prompt, a table's border.
+std::string_view undecorated(std::string_view s) {
+  s = trim(s);
+  for (std::string_view prompt : {">>> ", "... ", "$ ", "# ", "> "})  // "> ": a markdown quote
+    if (starts_with(s, prompt)) s = trim(s.substr(prompt.size()));
+  if (starts_with(s, "In [")) {  // IPython: "In [3]: torch.cuda.is_available()"
+    const size_t close = s.find("]: ");
+    if (close != std::string_view::npos && close < 10) s = trim(s.substr(close + 3));
+  }
+  if (s.size() >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && s[1] == ' ') s = trim(s.substr(2));
+  return s;
+}
+
+std::string without_backticks(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != '`') out += c;
+  return out;
+}
+
+// "2.1.0+cu121" from "2.1.0+cu121 (True)", "'2.1.0+cpu'", "v2.12.0"; "" when the value does not
+// start with a version.
+std::string version_word(std::string_view v) {
+  v = trim(v);
+  while (!v.empty() && (v.front() == '\'' || v.front() == '"' || v.front() == 'v')) v.remove_prefix(1);
+  if (v.empty() || !is_digit(v.front())) return "";
+  size_t n = 0;
+  while (n < v.size() && !is_space(v[n]) && v[n] != '\'' && v[n] != '"' && v[n] != ',' && v[n] != '(' && v[n] != ')')
+    ++n;
+  std::string out(v.substr(0, n));
+  if (out.find('.') == std::string::npos) return "";
+  return out;
+}
+
+bool is_none_word(std::string_view v) {
+  const std::string l = ascii_lower(trim(v));
+  return l == "none" || l == "n/a" || l == "could not collect" || l == "not available" || l == "null" ||
+         l == "no cuda";  // collect_env since 2.1 on a build or machine without CUDA
+}
+
+std::optional<bool> bool_word(std::string_view v) {
+  const std::string l = ascii_lower(trim(v));
+  if (l == "true" || l == "yes") return true;
+  if (l == "false" || l == "no") return false;
+  return std::nullopt;
+}
+
+// The "(True)" / "(False)" after a Hugging Face env list's version.
+std::optional<bool> parenthesised_bool(std::string_view v) {
+  const size_t open = v.rfind('(');
+  const size_t close = v.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
+  return bool_word(v.substr(open + 1, close - open - 1));
+}
+
+// The NVIDIA product a GPU list line names: "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)" ->
+// "NVIDIA A100-SXM4-80GB"; "" for another vendor's GPU or no name.
+std::string nvidia_gpu_name(std::string_view v) {
+  v = trim(v);
+  if (starts_with(v, "GPU ")) {
+    const size_t colon = v.find(": ");
+    if (colon != std::string_view::npos && colon < 8) v = trim(v.substr(colon + 2));
+  }
+  const size_t uuid = v.find(" (UUID");
+  if (uuid != std::string_view::npos) v = trim(v.substr(0, uuid));
+  if (v.empty() || v.size() > 120 || is_none_word(v)) return "";
+  const std::string l = ascii_lower(v);
+  static constexpr std::array<std::string_view, 9> nvidia = {"nvidia", "geforce", "tesla", "quadro", "titan",
+                                                             "rtx ",   "gtx ",    "jetson", "grace"};
+  static constexpr std::array<std::string_view, 5> other = {"amd", "radeon", "instinct", "intel", "apple"};
+  for (auto w : other)
+    if (contains(l, w)) return "";
+  for (auto w : nvidia)
+    if (contains(l, w)) return std::string(v);
+  return "";
+}
+
+std::string os_family_of(std::string_view v, bool* wsl) {
+  const std::string l = ascii_lower(v);
+  if (contains(l, "microsoft-standard") || contains(l, "wsl2")) *wsl = true;
+  if (contains(l, "windows")) return "windows";
+  if (contains(l, "macos") || contains(l, "mac os") || contains(l, "darwin")) return "macos";
+  if (contains(l, "linux") || contains(l, "ubuntu") || contains(l, "debian") || contains(l, "centos") ||
+      contains(l, "fedora") || contains(l, "red hat") || contains(l, "rocky") || contains(l, "arch"))
+    return "linux";
+  return "";
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : lines_(split_lines(text)) {}
+
+  EnvReport read() {
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      if (lines_[i].size() > kMaxLine) continue;
+      const std::string_view raw = lines_[i];
+      const std::string_view u = undecorated(raw);
+      if (u.empty()) continue;
+      nvidia_smi_line(i, raw);
+      framework_device_line(i, raw);
+      if (query(i, u)) continue;
+      // TensorFlow's tutorial check: print("GPU is", "available" if tf.config.list_physical_devices("GPU")
+      // else "NOT AVAILABLE"); TensorFlow's only when the report names TensorFlow.
+      if (u == "GPU is NOT AVAILABLE" || u == "GPU is available") tutorial_answer_ = i;
+      key_value(i, u);
+    }
+    if (tutorial_answer_)
+      for (const auto& f : r_.frameworks)
+        if (f.framework == "tensorflow") {
+          set_sees("tensorflow", lines_[*tutorial_answer_].find("NOT") == std::string_view::npos, *tutorial_answer_);
+          break;
+        }
+    // collect_env writes "No CUDA" / "Could not collect" where nvidia-smi found nothing.
+    r_.no_nvidia_said = gpu_none_ && r_.gpus.empty() && r_.driver_version.empty();
+    return std::move(r_);
+  }
+
+ private:
+  ReportedFramework& fw(const std::string& name, size_t i) {
+    for (auto& f : r_.frameworks)
+      if (f.framework == name) return f;
+    r_.frameworks.push_back({});
+    r_.frameworks.back().framework = name;
+    r_.frameworks.back().line = i + 1;
+    return r_.frameworks.back();
+  }
+  void said(ReportedFramework& f, size_t i) {
+    const std::string line(trim(lines_[i]));
+    if (f.evidence.size() < 6 && std::find(f.evidence.begin(), f.evidence.end(), line) == f.evidence.end())
+      f.evidence.push_back(line);
+  }
+  void machine(size_t i) {
+    const std::string line(trim(lines_[i]));
+    if (r_.evidence.size() < 6 && std::find(r_.evidence.begin(), r_.evidence.end(), line) == r_.evidence.end())
+      r_.evidence.push_back(line);
+  }
+  void set_version(const std::string& framework, std::string_view value, size_t i) {
+    const std::string v = version_word(value);
+    if (v.empty()) return;
+    auto& f = fw(framework, i);
+    if (f.version.empty()) f.version = v;
+    said(f, i);
+  }
+  void set_sees(const std::string& framework, bool sees, size_t i) {
+    auto& f = fw(framework, i);
+    if (!f.sees_gpu) f.sees_gpu = sees;
+    said(f, i);
+  }
+  void add_gpu(std::string_view value, size_t i) {
+    const std::string name = nvidia_gpu_name(value);
+    if (name.empty()) return;
+    if (std::find(r_.gpus.begin(), r_.gpus.end(), name) == r_.gpus.end()) r_.gpus.push_back(name);
+    machine(i);
+  }
+
+  // nvidia-smi's table: "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |" and a
+  // GPU's row "|   0  NVIDIA GeForce RTX 3090        Off | 00000000:01:00.0  On |".
+  void nvidia_smi_line(size_t i, std::string_view raw) {
+    const size_t dv = raw.find("Driver Version:");
+    if (dv != std::string_view::npos && r_.driver_version.empty()) {
+      const std::string v = version_word(raw.substr(dv + 15));
+      if (!v.empty()) {
+        r_.driver_version = v;
+        machine(i);
+      }
+    }
+    std::string_view t = trim(raw);
+    if (!starts_with(t, "|")) return;
+    t = trim(t.substr(1));
+    size_t n = 0;
+    while (n < t.size() && is_digit(t[n])) ++n;
+    if (n == 0 || n > 2 || n >= t.size() || t[n] != ' ') return;
+    t = trim(t.substr(n));
+    const size_t gap = t.find("  ");
+    if (gap == std::string_view::npos) return;
+    const std::string_view name = t.substr(0, gap);
+    const std::string_view after = trim(t.substr(gap));
+    for (std::string_view mode : {"On ", "Off ", "On|", "Off|", "WDDM", "TCC", "MCDM"})
+      if (starts_with(after, mode)) return add_gpu(name, i);
+  }
+
+  // TensorFlow's "Created device /job:localhost/.../device:GPU:0 with 5471 MB memory:  -> device: 0, name:
+  // NVIDIA GeForce RTX 3070 Laptop GPU, pci bus id: 0000:01:00.0, compute capability: 8.6": a GPU this
+  // machine has, whichever framework the report is about.
+  void framework_device_line(size_t i, std::string_view raw) {
+    if (!contains(raw, "Created device") && !contains(raw, "Found device")) return;
+    const size_t name = raw.find("name: ");
+    const size_t bus = raw.find(", pci bus id");
+    if (name == std::string_view::npos || bus == std::string_view::npos || bus < name) return;
+    add_gpu(raw.substr(name + 6, bus - name - 6), i);
+  }
+
+  // The next line that is a Python value (True, False, None, [], a number, a quoted string, a
+  // device list), skipping the framework's log lines; "" when another prompt or nothing comes first.
+  std::string_view answer_after(size_t i, size_t* at) const {
+    for (size_t j = i + 1; j < lines_.size() && j <= i + 12; ++j) {
+      std::string_view t = trim(lines_[j]);
+      if (starts_with(t, ">>>") || starts_with(t, "In [")) return {};
+      if (starts_with(t, "Out[")) {
+        const size_t close = t.find("]: ");
+        if (close != std::string_view::npos) t = trim(t.substr(close + 3));
+      }
+      if (t.empty() || t.size() > 400) continue;
+      if (t == "True" || t == "False" || t == "None" || t.front() == '[' || t.front() == '\'' || t.front() == '"' ||
+          all_digits(t)) {
+        *at = j;
+        return t;
+      }
+    }
+    return {};
+  }
+
+  // A check typed at a prompt or printed by a script, and the answer under it.
+  bool query(size_t i, std::string_view u) {
+    std::string q(u);
+    if (starts_with(q, "print(") && q.back() == ')') q = q.substr(6, q.size() - 7);
+    q.erase(std::remove(q.begin(), q.end(), ' '), q.end());
+    std::replace(q.begin(), q.end(), '"', '\'');
+    size_t at = 0;
+    if (q == "torch.cuda.is_available()") {
+      const auto b = bool_word(answer_after(i, &at));
+      if (b) set_sees("pytorch", *b, i), said(fw("pytorch", i), at);
+      return true;
+    }
+    if (q == "torch.cuda.device_count()") {
+      const std::string_view a = answer_after(i, &at);
+      if (all_digits(a)) set_sees("pytorch", a != "0", i), said(fw("pytorch", i), at);
+      return true;
+    }
+    if (q == "torch.__version__") {
+      const std::string_view a = answer_after(i, &at);
+      if (!version_word(a).empty()) set_version("pytorch", a, at), said(fw("pytorch", i), i);
+      return true;
+    }
+    if (q == "torch.version.cuda") {
+      const std::string_view a = answer_after(i, &at);
+      auto& f = fw("pytorch", i);
+      if (a == "None") f.built_cuda = "none";
+      else if (!version_word(a).empty()) f.built_cuda = version_word(a);
+      else return true;
+      said(f, i), said(f, at);
+      return true;
+    }
+    if (q == "tf.__version__" || q == "tensorflow.__version__") {
+      const std::string_view a = answer_after(i, &at);
+      if (!version_word(a).empty()) set_version("tensorflow", a, at), said(fw("tensorflow", i), i);
+      return true;
+    }
+    const bool tf_list = contains(q, "list_physical_devices('GPU')") || contains(q, "list_physical_devices(device_type='GPU')");
+    if (tf_list && (starts_with(q, "tf.") || starts_with(q, "tensorflow."))) {
+      const std::string_view a = answer_after(i, &at);
+      if (a == "[]") set_sees("tensorflow", false, i), said(fw("tensorflow", i), at);
+      else if (starts_with(a, "[PhysicalDevice(") && contains(a, "GPU")) set_sees("tensorflow", true, i), said(fw("tensorflow", i), at);
+      return true;
+    }
+    if (q == "tf.test.is_gpu_available()" || q == "tf.test.is_built_with_cuda()") {
+      const auto b = bool_word(answer_after(i, &at));
+      if (!b) return true;
+      auto& f = fw("tensorflow", i);
+      if (q == "tf.test.is_gpu_available()") set_sees("tensorflow", *b, i);
+      else if (!*b && !f.built_cuda) f.built_cuda = "none";
+      said(f, i), said(f, at);
+      return true;
+    }
+    if (q == "jax.devices()" || q == "jax.default_backend()") {
+      const std::string a = ascii_lower(answer_after(i, &at));
+      if (a.empty()) return true;
+      const bool gpu = contains(a, "cuda") || contains(a, "gpu");
+      const bool cpu = contains(a, "cpu");
+      if (gpu || cpu) set_sees("jax", gpu, i), said(fw("jax", i), at);
+      return true;
+    }
+    if (contains(q, "device_lib.list_local_devices()")) {
+      bool cpu = false, gpu = false;
+      size_t last = i;
+      for (size_t j = i + 1; j < lines_.size() && j <= i + 80; ++j) {
+        const std::string_view t = trim(lines_[j]);
+        if (starts_with(t, ">>>")) break;
+        if (contains(t, "device_type: \"CPU\"")) cpu = true, last = j;
+        if (contains(t, "device_type: \"GPU\"")) gpu = true, last = j;
+      }
+      if (cpu || gpu) set_sees("tensorflow", gpu, i), said(fw("tensorflow", i), last);
+      return true;
+    }
+    return false;
+  }
+
+  void key_value(size_t i, std::string_view u) {
+    const size_t colon = u.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon > 60) return;
+    const std::string key = ascii_lower(trim(without_backticks(u.substr(0, colon))));
+    const std::string_view value = trim(u.substr(colon + 1));
+    if (key == "pytorch version" || key == "torch version" || key == "pytorch" || key == "torch") {
+      set_version("pytorch", value, i);
+    } else if (key == "cuda used to build pytorch") {
+      auto& f = fw("pytorch", i);
+      if (!f.built_cuda) {
+        if (is_none_word(value)) f.built_cuda = "none";
+        else if (!version_word(value).empty()) f.built_cuda = version_word(value);
+      }
+      said(f, i);
+    } else if (key == "rocm used to build pytorch") {
+      const std::string v = version_word(value);
+      if (!v.empty()) {
+        auto& f = fw("pytorch", i);
+        f.built_rocm = v;
+        said(f, i);
+      }
+    } else if (key == "is cuda available" || key == "cuda available" || key == "cuda is available" ||
+               key == "torch.cuda.is_available()") {
+      if (const auto b = bool_word(value)) set_sees("pytorch", *b, i);
+    } else if (key == "pytorch version (gpu?)" || key == "tensorflow version (gpu?)" || key == "jax version" ||
+               key == "flax version (cpu?/gpu?/tpu?)") {
+      const std::string framework = starts_with(key, "pytorch") ? "pytorch" : starts_with(key, "tensorflow") ? "tensorflow" : "jax";
+      if (version_word(value).empty()) return;
+      set_version(framework, value, i);
+      if (framework != "jax")
+        if (const auto b = parenthesised_bool(value)) set_sees(framework, *b, i);
+    } else if (key == "tensorflow version" || key == "tensor flow version" || key == "tf version" ||
+               key == "tensorflow") {
+      set_version("tensorflow", value, i);
+    } else if (key == "num gpus available" || key == "num gpus") {
+      if (all_digits(value)) set_sees("tensorflow", value != "0", i);
+    } else if (key == "gpu models and configuration" && is_none_word(value) && i + 1 < lines_.size() &&
+               !starts_with(trim(lines_[i + 1]), "GPU ")) {
+      gpu_none_ = true;
+    } else if (key == "gpu models and configuration" || key == "gpu type" || starts_with(key, "gpu ")) {
+      if (key == "gpu models and configuration" || key == "gpu type") {
+        add_gpu(value, i);
+      } else if (all_digits(key.substr(4))) {  // "GPU 1: NVIDIA A100-SXM4-80GB" (collect_env, nvidia-smi -L)
+        add_gpu(u, i);
+      }
+    } else if (key == "nvidia driver version" || key == "driver version") {
+      const std::string v = version_word(value);
+      if (!v.empty() && r_.driver_version.empty()) r_.driver_version = v, machine(i);
+    } else if (key == "os" || key == "platform" || key == "python platform") {
+      bool wsl = false;
+      const std::string family = os_family_of(value, &wsl);
+      if (family.empty()) return;
+      if (r_.os_family.empty()) r_.os_family = family;
+      if (key == "os" && r_.os_name.empty()) r_.os_name = std::string(value.substr(0, 120));
+      r_.wsl = r_.wsl || wsl;
+      machine(i);
+    } else if (key == "python version" || key == "python") {
+      const std::string v = version_word(value);
+      if (!v.empty() && r_.python_version.empty()) r_.python_version = v;
+    }
+  }
+
+  std::vector<std::string_view> lines_;
+  EnvReport r_;
+  std::optional<size_t> tutorial_answer_;
+  bool gpu_none_ = false;
+};
+
+}  // namespace
+
+EnvReport read_env_report(std::string_view text) { return Reader(text).read(); }
+
+}  // namespace gpuready::parse
