@@ -103,7 +103,7 @@ std::string family_label(const std::string& family) {
       {"hsa", "HSA (ROCm runtime)"},    {"rocblas", "rocBLAS"},              {"hipblas", "hipBLAS"},
       {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"},            {"nvml", "NVML (NVIDIA management library)"},
       {"level-zero", "Level Zero (Intel GPU driver API)"}, {"sycl-ur", "SYCL Unified Runtime (Intel oneAPI)"},
-      {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}};
+      {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}, {"vulkan", "Vulkan"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -518,6 +518,13 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"cusparse", R"(\bcusparse\w*\s+(?:error|failure|status)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"cusparse"}},
       {"rocblas", R"(\brocblas\w*[^\n]{0,40}?\b(?:status|error)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"rocblas"}},
       {"miopen", R"(\bmiopen\w*[^\n]{0,40}?\b(?:status|error)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,2})\b(?!\.))", {"miopen"}},
+      // Vulkan's VkResult as programs print it: "vkCreateInstance failed -9", "vkAllocateMemory returned -2",
+      // "VkResult: -4" (ncnn, llama.cpp's Vulkan backend, Kompute, TVM/mlc-llm).
+      {"vulkan", R"(\bvk[A-Z][A-Za-z0-9]*\b[^\n]{0,40}?\b(?:failed|returned|error|result)\b[^\n0-9-]{0,12}(-[0-9]{1,10})\b)",
+       {"failed -", "returned -", "error -", "error: -", "result -", "result: -", "error=-", "code=-", "failed with -"}},
+      {"vulkan", R"(\bVkResult\b[^\n0-9-]{0,12}(-[0-9]{1,10})\b)", {"vkresult"}},
+      // Intel's Level Zero: "Unknown ze_result_t value: 1879179264", "ze_result 0x70020000".
+      {"level-zero", R"(\bze_result(?:_t)?\b[^\n0-9]{0,30}((?:0x[0-9a-fA-F]{8})|[0-9]{10})\b)", {"ze_result"}},
       // The NVIDIA kernel driver's Xid events: "NVRM: Xid (PCI:0000:3b:00): 79, pid=...", "Xid 13, pid=1234, ...".
       {"xid", R"((?:NVRM:\s*Xid\s*(?:\([^)\n]{0,40}\))?:?\s*|\bXid\s+(?=[0-9]{1,3},\s*pid=))([0-9]{1,3})\b)", {"xid"}},
   };
@@ -1593,7 +1600,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         const auto& rule = m.number_rules[h.id];
         auto hit = rule.re->search(L.text);
         if (!hit || hit->groups.empty() || !hit->groups[0]) continue;
-        const long n = std::stol(*hit->groups[0]);
+        const std::string& digits = *hit->groups[0];
+        const long n = std::stol(digits, nullptr, digits.rfind("0x", 0) == 0 ? 16 : 10);  // Level Zero's hex too
         if (n == 0) continue;
         // "error=46 : all CUDA-capable devices are busy": where the line also has the code's
         // message, it picks between today's number and an older release's; else today's.

@@ -68,7 +68,12 @@ class RowReader {
     if (!v && ok_) fail(table_->lines[r], std::string(column) + " is empty");
     return v.value_or(Version{});
   }
-  long number(size_t r, const char* column) { return version(r, column).major(); }
+  // A whole number; negative ones too (Vulkan's VkResult errors are -1 ... -13, -1000069000 ...).
+  long number(size_t r, const char* column) {
+    const std::string s = text(r, column);
+    if (s.size() > 1 && s.size() <= 12 && s[0] == '-' && parse::all_digits(s.substr(1))) return -std::stol(s.substr(1));
+    return version(r, column).major();
+  }
   std::set<int> sm_list(size_t r, const char* column) {
     std::set<int> out;
     for (const std::string& w : words(r, column)) {

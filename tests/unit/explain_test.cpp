@@ -399,6 +399,13 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
       {"E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (100)", "CUDA_ERROR_NO_DEVICE"},
       // 303 keeps its row: TensorFlow's stub could not load libcuda.so.1 at all.
       {"E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (303)", "driver-not-loaded"},
+      // Vulkan's VkResult, negative (ncnn, llama.cpp's Vulkan backend), and Level Zero's large numbers.
+      {"vkCreateInstance failed -9", "VK_ERROR_INCOMPATIBLE_DRIVER"},
+      {"vkCreateInstance failed -9", "vulkan-driver-missing"},
+      {"ggml_vulkan: vkAllocateMemory returned -2", "out-of-memory"},
+      {"VkResult: -4 while submitting the command buffer", "VK_ERROR_DEVICE_LOST"},
+      {"  what():  Unknown ze_result_t value: 1879179264", "ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE"},
+      {"zeInit failed, ze_result 0x78000001", "ZE_RESULT_ERROR_UNINITIALIZED"},
   };
   for (const auto& [text, token] : other_forms) {
     const auto m = ex().explain(text);
@@ -409,7 +416,9 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
                         "assert(x == 0) failed (3 vs. 0)", "[404] Call to api.example.com results in Not Found",
                         "Xiddle 13 apples", "the XID 74 field of the form", "rocBLAS version 4.2.0 loaded",
                         "curand generator created with seed 105", "MIOpen 3.1.0 found 7 solvers",
-                        "note: a failed call to cuInit is logged once (see docs, section 34)"})
+                        "note: a failed call to cuInit is logged once (see docs, section 34)",
+                        "vkCreateInstance took 3 ms (layers -2 skipped)", "The upload failed -5 times",
+                        "ze_result_t zeInit: ZE_RESULT_SUCCESS, driver version 16777216 (1.3.26918)"})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
