@@ -128,6 +128,7 @@ class Reader {
       nvidia_smi_line(i, raw);
       framework_device_line(i, raw);
       if (query(i, u)) continue;
+      if (package_line(i, u)) continue;
       // TensorFlow's tutorial check: print("GPU is", "available" if tf.config.list_physical_devices("GPU")
       // else "NOT AVAILABLE"); TensorFlow's only when the report names TensorFlow.
       if (u == "GPU is NOT AVAILABLE" || u == "GPU is available") tutorial_answer_ = i;
@@ -217,6 +218,50 @@ class Reader {
     const size_t bus = raw.find(", pci bus id");
     if (name == std::string_view::npos || bus == std::string_view::npos || bus < name) return;
     add_gpu(raw.substr(name + 6, bus - name - 6), i);
+  }
+
+  // A framework's package as pip and conda list it: "torch==2.1.0+cu121" (pip freeze, collect_env's
+  // "[pip3] torch==2.1.0+cu121"), "torch    2.1.0+cu121" (pip list), "[conda] pytorch  2.1.0
+  // py3.10_cuda12.1_cudnn8.9.2_0  pytorch" (conda list: the build string names the CUDA, or "cpu").
+  bool package_line(size_t i, std::string_view u) {
+    if (starts_with(u, "[pip3]") || starts_with(u, "[pip]") || starts_with(u, "[conda]")) u = trim(u.substr(u.find(']') + 1));
+    size_t n = 0;
+    while (n < u.size() && !is_space(u[n]) && u[n] != '=') ++n;
+    const std::string name = ascii_lower(u.substr(0, n));
+    const char* framework = name == "torch" || name == "pytorch" ? "pytorch"
+                            : name == "tensorflow" || name == "tensorflow-gpu" ? "tensorflow"
+                            : name == "jax" ? "jax" : nullptr;
+    if (!framework) return false;
+    std::string_view rest = u.substr(n);
+    if (starts_with(rest, "==")) rest = rest.substr(2);
+    else if (rest.empty() || !is_space(rest.front())) return false;
+    rest = trim(rest);
+    const std::string v = version_word(rest);
+    if (v.empty()) return false;
+    // The whole line is the package and its version (and, from conda, a build string and a channel).
+    size_t words = 0;
+    for (size_t q = 0; q < rest.size();) {
+      while (q < rest.size() && is_space(rest[q])) ++q;
+      if (q < rest.size()) ++words;
+      while (q < rest.size() && !is_space(rest[q])) ++q;
+    }
+    if (words > 3) return false;
+    set_version(framework, rest, i);
+    if (words >= 2 && std::string(framework) == "pytorch") {  // a build string: conda's
+      auto& f = fw(framework, i);
+      const std::string build = ascii_lower(rest);
+      const size_t cu = build.find("_cuda");
+      if (f.built_cuda) return true;
+      if (cu != std::string::npos) {
+        size_t e = cu + 5;
+        while (e < build.size() && (is_digit(build[e]) || build[e] == '.')) ++e;
+        const std::string c = build.substr(cu + 5, e - cu - 5);
+        if (c.find('.') != std::string::npos) f.built_cuda = c;
+      } else if (contains(build, "_cpu") || contains(build, " cpu_")) {
+        f.built_cuda = "none";
+      }
+    }
+    return true;
   }
 
   // The next line that is a Python value (True, False, None, [], a number, a quoted string, a

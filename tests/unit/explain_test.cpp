@@ -1318,6 +1318,31 @@ TEST(ExplainEnvReport, ReadsHuggingFaceListsSessionsAndNvidiaSmi) {
   EXPECT_TRUE(smi.empty());  // machine facts alone: nothing about a framework to judge
 }
 
+TEST(ExplainEnvReport, ReadsPackageListsBesideNvidiaSmi) {
+  // pytorch/pytorch#43058's reporter, after the report: the library list and nvidia-smi's header.
+  const auto r = parse::read_env_report(
+      "Versions of relevant libraries:\n[pip3] numpy==1.19.1\n[pip3] torch==1.6.0\n"
+      "[conda] numpy                     1.19.1                    <pip>\n"
+      "[conda] torch                     1.6.0                     <pip>\n\n"
+      "So it know that my two GPUs exist but says CUDA is not available. \nHowever:\n \nnvidia-smi returns:\n\n"
+      "+-----------------------------------------------------------------------------+\n"
+      "| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |\n");
+  ASSERT_EQ(r.frameworks.size(), 1u);
+  EXPECT_EQ(r.frameworks[0].version, "1.6.0");
+  EXPECT_FALSE(r.frameworks[0].built_cuda.has_value());  // 1.6.0 alone does not say which CUDA
+  EXPECT_EQ(r.driver_version, "418.67");
+  // conda's build string names the CUDA; pip list's columns; a requirement typed in prose is neither.
+  const auto c = parse::read_env_report("pytorch                   2.0.1           py3.10_cuda11.8_cudnn8.7.0_0    pytorch\n");
+  ASSERT_EQ(c.frameworks.size(), 1u);
+  EXPECT_EQ(c.frameworks[0].built_cuda.value_or("?"), "11.8");
+  const auto l = parse::read_env_report("torch                    2.1.0+cu121\ntorchvision              0.16.0+cu121\n");
+  ASSERT_EQ(l.frameworks.size(), 1u);
+  EXPECT_EQ(l.frameworks[0].version, "2.1.0+cu121");
+  EXPECT_TRUE(parse::read_env_report("pip install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu121\n"
+                                     "torch 2.1.0 works fine on my other machine with the same driver\n")
+                  .empty());
+}
+
 TEST(ExplainEnvReport, OrdinaryTextIsNoReport) {
   for (const char* text : {"Epoch 3/10 1875/1875 - loss: 0.0412 - accuracy: 0.9871",
                            "ValueError: Expected input batch_size (64) to match target batch_size (32).",
