@@ -101,6 +101,47 @@ static std::string plain_quotes(std::string s) {
   return out;
 }
 
+namespace {
+
+// A terminal that wraps a long record cuts it at its width, mid-word: "... unsatisfied condi" / "tion: cuda >=
+// 9.0". Two or more consecutive lines of exactly the same width (>= 80 bytes: a terminal's columns; mail and
+// forums word-wrap near 72), then a line no wider, are such a record: they become one line, numbered as the
+// first. Not when a later line starts as the first does (records of one log: a date, a logger, a host), nor
+// for table rows (nvidia-smi's "|" and "+" borders) or lines of one repeated character.
+void join_terminal_wraps(std::vector<LogLine>& lines) {
+  auto wrappable = [](const LogLine& l) {
+    if (l.width < 80 || l.text.empty() || l.text[0] == '|' || l.text[0] == '+') return false;
+    return l.text.find_first_not_of(l.text[0]) != std::string::npos;
+  };
+  std::vector<LogLine> out;
+  out.reserve(lines.size());
+  for (size_t i = 0; i < lines.size();) {
+    size_t j = i + 1;  // the run of equal widths is [i, j)
+    auto continues = [&](const LogLine& l) {
+      return l.number == lines[i].number + (&l - &lines[i]) && l.text.compare(0, 4, lines[i].text, 0, 4) != 0;
+    };
+    if (wrappable(lines[i]))
+      while (j < lines.size() && lines[j].width == lines[i].width && wrappable(lines[j]) && continues(lines[j])) ++j;
+    const bool tail = j < lines.size() && lines[j].width <= lines[i].width && continues(lines[j]);
+    if (j - i < 2 || !tail) {
+      for (; i < j; ++i) out.push_back(std::move(lines[i]));
+      continue;
+    }
+    LogLine joined = std::move(lines[i]);
+    for (size_t k = i + 1; k <= j; ++k) {
+      if (lines[k].indented) joined.text += ' ';  // the cut fell before a space the trim took away
+      joined.text += lines[k].text;
+    }
+    joined.lower = parse::ascii_lower(joined.text);
+    joined.width = joined.text.size();
+    out.push_back(std::move(joined));
+    i = j + 1;
+  }
+  lines = std::move(out);
+}
+
+}  // namespace
+
 std::vector<LogLine> split_log(std::string_view text) {
   std::vector<LogLine> lines;
   lines.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
@@ -120,6 +161,7 @@ std::vector<LogLine> split_log(std::string_view text) {
       l.lower = parse::ascii_lower(l.text);
       l.number = number;
       l.indented = raw.front() == ' ' || raw.front() == '\t';
+      l.width = raw.size();
       lines.push_back(std::move(l));
     }
   };
@@ -137,6 +179,7 @@ std::vector<LogLine> split_log(std::string_view text) {
     start = end + 1;
     ++number;
   }
+  join_terminal_wraps(lines);
   return lines;
 }
 

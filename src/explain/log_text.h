@@ -1,6 +1,8 @@
 // A pasted log, as explain reads it: lines split at "\n", "\r\n" and at a lone "\r" (Keras and
 // tqdm redraw their progress bar with "\r", so an error printed after one is a line of its own),
 // terminal colour sequences removed, typographic quotes made ASCII, and nothing cut: a line of any length is read whole.
+// A record a terminal wrapped at its width (two or more lines of exactly that width, then the rest) is
+// one line again.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +17,7 @@ struct LogLine {
   std::string lower;  // text with ASCII letters lowered (what the literal searches read)
   size_t number = 0;  // 1-based line of the paste ("\r" segments share their line's number)
   bool indented = false;  // the raw line began with white space (a traceback's code, a continued list)
+  size_t width = 0;       // the raw line's length in bytes (a terminal's fixed-width wrap shows as equal widths)
 };
 
 // The lines of `text` that hold something other than white space.

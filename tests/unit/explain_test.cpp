@@ -998,6 +998,28 @@ TEST(ExplainStory, TypographicQuotesAreReadAsTheProgramsOwn) {
   EXPECT_TRUE(names(root_of(m), "cpu-only-build")) << roots(m);
 }
 
+// A record a terminal wrapped at its width, mid-word (nvidia/nvidia-docker#543: 136 columns, "unsatisfied condi" /
+// "tion: cuda >= 9.0"), is read as one line; records of one log that happen to be as wide are not joined.
+TEST(ExplainStory, ATerminalsFixedWidthWrapIsOneLineAgain) {
+  const auto m = ex().explain(
+      "container_linux.go:265: starting container process caused \"process_linux.go:368: container init caused \\\"process_linux.go:351: running p\n"
+      "restart hook 1 caused \\\\\\\"error running hook: exit status 1, stdout: , stderr: exec command: [/usr/bin/nvidia-container-cli --load-kmods\n"
+      " configure --ldconfig=@/sbin/ldconfig --device=all --compute --utility --require=cuda>=9.0 --pid=36229 /data/dockerdata/devicemapper/mnt\n"
+      "/ab7fe7a46710e331a8dacffa0f1f3831244d383abf819014adf6a2ba950ee189/rootfs]\\\\\\\\nnvidia-container-cli: requirement error: unsatisfied condi\n"
+      "tion: cuda >= 9.0\\\\\\\\n\\\\\\\"\\\"\"");
+  EXPECT_TRUE(names(root_of(m), "driver-too-old")) << roots(m);
+  ASSERT_NE(root_of(m), nullptr);
+  EXPECT_EQ(root_of(m)->line, 1u);
+  const std::string record = "2023-01-01 10:00:00.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1616] "
+                             "Created device /job:localhost/replica:0/task:0/device:GPU:0";
+  const auto n = ex().explain(record + "\n" + record + "\n" +
+                              "2023-01-01 10:00:01.1: E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Could not create "
+                              "cudnn handle: CUDNN_STATUS_INTERNAL_ERROR");
+  EXPECT_TRUE(names(root_of(n), "CUDNN_STATUS_INTERNAL_ERROR")) << roots(n);
+  ASSERT_NE(root_of(n), nullptr);
+  EXPECT_EQ(root_of(n)->line, 3u);
+}
+
 // A JSON or Go log escapes the program's quotes ("device \"/dev/nvidia0\""); they are read as plain quotes.
 // And a paste hard-wrapped at a fixed width is read across the break when the next line continues it.
 TEST(ExplainStory, EscapedQuotesAndHardWrappedLinesAreReadAsPrinted) {
