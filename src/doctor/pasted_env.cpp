@@ -51,6 +51,18 @@ PythonPackage torch_package(const parse::ReportedFramework& f) {
   return p;
 }
 
+// The CUDA TensorFlow's Linux GPU wheels of this release were built with (tensorflow.csv, by major.minor):
+// TensorFlow 2.x's Linux wheel is a GPU build, so a pasted "tensorflow 2.15.0" says CUDA 12.2.
+std::optional<std::string> tensorflow_linux_cuda(const knowledge::Compat& k, const std::string& version) {
+  const auto v = Version::parse(version);
+  if (!v || v->major() < 2) return std::nullopt;
+  for (const auto& row : k.tensorflow)
+    if (row.os == "linux" && row.device == "gpu" && row.cuda && row.version.major() == v->major() &&
+        row.version.minor() == v->minor())
+      return row.cuda->major_minor().str();
+  return std::nullopt;
+}
+
 // What each doctor finding a report can raise stands for, in explain's condition words.
 const std::map<std::string, std::vector<std::string>>& judged_codes() {
   static const std::map<std::string, std::vector<std::string>> codes = {
@@ -103,6 +115,8 @@ Snapshot snapshot_of_report(const parse::EnvReport& r, const knowledge::Compat& 
   for (const auto& f : r.frameworks) {
     if (!f.version.empty()) {
       PythonPackage p = f.framework == "pytorch" ? torch_package(f) : PythonPackage{package_of(f.framework), f.version, "(the pasted report)", {}};
+      if (f.framework == "tensorflow" && r.os_family != "windows" && r.os_family != "macos")
+        if (const auto cuda = tensorflow_linux_cuda(k, f.version)) p.details["cuda_version"] = *cuda;
       env.packages.push_back(std::move(p));
     }
     if (!f.sees_gpu) continue;
@@ -153,6 +167,10 @@ std::vector<ExplainMatch> judge_env_report(const parse::EnvReport& r, const know
     for (const auto& line : r.evidence) m.evidence.push_back("your text: " + line);
     for (const auto& e : f.evidence)
       if (e.rfind("gpuready finds", 0) != 0 && e.rfind("location: ", 0) != 0) m.evidence.push_back(e);  // the paste's, not this machine's
+    if (fw->framework == "tensorflow" && r.os_family != "windows" && r.os_family != "macos")
+      if (const auto cuda = tensorflow_linux_cuda(k, fw->version))
+        m.evidence.push_back(fmt::format("decoded: TensorFlow {}'s Linux GPU wheels are built with CUDA {} (tensorflow.csv)",
+                                         fw->version, *cuda));
     m.fix = f.fix;
     m.root = it->second;
     // A framework that sees no GPU and whose build the report does not name may be a CPU-only build.

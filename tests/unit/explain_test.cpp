@@ -1403,6 +1403,21 @@ TEST(ExplainEnvReport, CpuWheelOnAGpuMachine) {
   EXPECT_EQ(s.front().line, 2u);
 }
 
+TEST(ExplainEnvReport, TensorFlowsBuildCudaComesFromTheTables) {
+  // pip list's line and nvidia-smi's header: TensorFlow 2.15's Linux wheels are built with CUDA 12.2.
+  const auto m = paste("tensorflow                   2.15.0\n"
+                       "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m.front().code, "env.cuda.driver-too-old-for-framework");
+  EXPECT_NE(m.front().title.find("12.2"), std::string::npos) << m.front().title;
+  // On native Windows TensorFlow >= 2.11 has no GPU build at all: that is the finding, not the driver.
+  const auto w = paste("- Platform: Windows-10-10.0.22621-SP0\n- Tensorflow version (GPU?): 2.12.0 (False)\n"
+                       "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n");
+  ASSERT_FALSE(w.empty());
+  EXPECT_EQ(w.front().code, "env.tensorflow.windows-no-gpu");
+  EXPECT_TRUE(root_has(w.front(), "cpu-only-build"));
+}
+
 TEST(ExplainEnvReport, NothingClaimedWhereTheReportShowsNoProblem) {
   EXPECT_FALSE(claims_failure(paste(kCollectEnvWorking)));   // CUDA available, driver new enough
   EXPECT_FALSE(claims_failure(paste(kCollectEnvCpuMachine))); // no NVIDIA GPU there: no GPU is expected
