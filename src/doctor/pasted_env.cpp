@@ -87,6 +87,38 @@ bool has_root(const ExplainMatch& m, const std::string& condition) {
   return std::find(m.root.begin(), m.root.end(), condition) != m.root.end();
 }
 
+// A finding on the pasted report as an explain entry: the report's lines and the rule's evidence, the rule's fix.
+ExplainMatch match_of(const Finding& f, const std::vector<std::string>& root, const parse::ReportedFramework& fw,
+                      const parse::EnvReport& r, const knowledge::Compat& k) {
+  ExplainMatch m;
+  m.code = "env." + f.code;
+  m.title = f.title;
+  m.cause = fmt::format("The versions and devices the paste's environment report lists, judged with gpuready's tables "
+                        "(the doctor's rule {}, as for this machine).",
+                        f.code);
+  for (const auto& line : fw.evidence) m.evidence.push_back("your text: " + line);
+  for (const auto& line : r.evidence) m.evidence.push_back("your text: " + line);
+  for (const auto& e : f.evidence)  // the paste's machine, not this one
+    if (e.rfind("gpuready finds", 0) != 0 && e.rfind("location: ", 0) != 0) m.evidence.push_back(e);
+  if (fw.framework == "tensorflow" && r.os_family != "windows" && r.os_family != "macos")
+    if (const auto cuda = tensorflow_linux_cuda(k, fw.version))
+      m.evidence.push_back(
+          fmt::format("decoded: TensorFlow {}'s Linux GPU wheels are built with CUDA {} (tensorflow.csv)", fw.version, *cuda));
+  m.fix = f.fix;
+  m.root = root;
+  // A framework that sees no GPU and whose build the report does not name may be a CPU-only build.
+  const bool build_unknown_or_cpu = !fw.built_cuda || *fw.built_cuda == "none";
+  if (f.code == "framework.sees-no-gpu" && fw.framework != "jax" && build_unknown_or_cpu && fw.built_rocm.empty()) {
+    m.root.push_back("cpu-only-build");
+    if (fw.framework == "pytorch" && !fw.built_cuda)
+      m.fix.insert(m.fix.begin(),
+                   "python -c \"import torch; print(torch.__version__, torch.version.cuda)\"   # None / +cpu: a CPU-only build");
+  }
+  m.tier = 3;
+  m.line = fw.line;
+  return m;
+}
+
 }  // namespace
 
 Snapshot snapshot_of_report(const parse::EnvReport& r, const knowledge::Compat& k) {
@@ -157,32 +189,7 @@ std::vector<ExplainMatch> judge_env_report(const parse::EnvReport& r, const know
     if (f.code == "cuda.driver-too-old-for-framework" && fw->sees_gpu && *fw->sees_gpu) continue;
     // No GPU where the report found no NVIDIA GPU and driver, or on a Mac, is that machine as it is.
     if (f.code == "framework.sees-no-gpu" && (r.no_nvidia_said || r.os_family == "macos")) continue;
-    ExplainMatch m;
-    m.code = "env." + f.code;
-    m.title = f.title;
-    m.cause = fmt::format("The versions and devices the paste's environment report lists, judged with gpuready's tables "
-                          "(the doctor's rule {}, as for this machine).",
-                          f.code);
-    for (const auto& line : fw->evidence) m.evidence.push_back("your text: " + line);
-    for (const auto& line : r.evidence) m.evidence.push_back("your text: " + line);
-    for (const auto& e : f.evidence)
-      if (e.rfind("gpuready finds", 0) != 0 && e.rfind("location: ", 0) != 0) m.evidence.push_back(e);  // the paste's, not this machine's
-    if (fw->framework == "tensorflow" && r.os_family != "windows" && r.os_family != "macos")
-      if (const auto cuda = tensorflow_linux_cuda(k, fw->version))
-        m.evidence.push_back(fmt::format("decoded: TensorFlow {}'s Linux GPU wheels are built with CUDA {} (tensorflow.csv)",
-                                         fw->version, *cuda));
-    m.fix = f.fix;
-    m.root = it->second;
-    // A framework that sees no GPU and whose build the report does not name may be a CPU-only build.
-    if (f.code == "framework.sees-no-gpu" && fw->framework != "jax" && (!fw->built_cuda || *fw->built_cuda == "none") &&
-        fw->built_rocm.empty()) {
-      m.root.push_back("cpu-only-build");
-      if (fw->framework == "pytorch" && !fw->built_cuda)
-        m.fix.insert(m.fix.begin(), "python -c \"import torch; print(torch.__version__, torch.version.cuda)\"   # None / +cpu: a CPU-only build");
-    }
-    m.tier = 3;
-    m.line = fw->line;
-    out.push_back(std::move(m));
+    out.push_back(match_of(f, it->second, *fw, r, k));
   }
   // "Sees no GPU" is the consequence where the same framework has a finding that says why.
   auto said_why = [&](const ExplainMatch& x) {
@@ -199,13 +206,10 @@ std::vector<ExplainMatch> explain_paste(const Explainer& e, const knowledge::Com
   std::vector<ExplainMatch> env = judge_env_report(parse::read_env_report(text), k);
   if (env.empty()) return m;
   auto root = std::find_if(m.begin(), m.end(), [](const ExplainMatch& x) { return x.root_cause; });
-  // "Sees no GPU" adds nothing where a line already says why no GPU is seen.
+  // "Sees no GPU" adds nothing where a line of the paste already names a failure.
   if (root != m.end())
     env.erase(std::remove_if(env.begin(), env.end(),
-                             [&](const ExplainMatch& x) {
-                               if (x.code != "env.framework.sees-no-gpu") return false;
-                               return std::any_of(m.begin(), m.end(), [](const ExplainMatch& y) { return !y.harmless; });
-                             }),
+                             [](const ExplainMatch& x) { return x.code == "env.framework.sees-no-gpu"; }),
               env.end());
   if (env.empty()) return m;
   // The report names the cause when no line does, or when the lines say only the symptom.
