@@ -108,7 +108,7 @@ ExplainMatch match_of(const Finding& f, const std::vector<std::string>& root, co
   m.root = root;
   // A framework that sees no GPU and whose build the report does not name may be a CPU-only build.
   const bool build_unknown_or_cpu = !fw.built_cuda || *fw.built_cuda == "none";
-  if (f.code == "framework.sees-no-gpu" && fw.framework != "jax" && build_unknown_or_cpu && fw.built_rocm.empty()) {
+  if (f.code == "framework.sees-no-gpu" && build_unknown_or_cpu && fw.built_rocm.empty()) {
     m.root.push_back("cpu-only-build");
     if (fw.framework == "pytorch" && !fw.built_cuda)
       m.fix.insert(m.fix.begin(),
@@ -187,8 +187,11 @@ std::vector<ExplainMatch> judge_env_report(const parse::EnvReport& r, const know
     if (!fw) continue;
     // A framework that lists the GPU runs on this driver (a forward-compatibility package, say).
     if (f.code == "cuda.driver-too-old-for-framework" && fw->sees_gpu && *fw->sees_gpu) continue;
-    // No GPU where the report found no NVIDIA GPU and driver, or on a Mac, is that machine as it is.
-    if (f.code == "framework.sees-no-gpu" && (r.no_nvidia_said || r.os_family == "macos")) continue;
+    // No GPU where the report found no NVIDIA GPU and driver, or on a Mac, is that machine as it is; so is an
+    // environment printout (the issue templates ask for one) that shows no NVIDIA GPU or driver.
+    if (f.code == "framework.sees-no-gpu" &&
+        (r.no_nvidia_said || r.os_family == "macos" || (!fw->asked && r.gpus.empty() && r.driver_version.empty())))
+      continue;
     out.push_back(match_of(f, it->second, *fw, r, k));
   }
   // "Sees no GPU" is the consequence where the same framework has a finding that says why.

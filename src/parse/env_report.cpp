@@ -171,9 +171,10 @@ class Reader {
     if (f.version.empty()) f.version = v;
     said(f, i);
   }
-  void set_sees(const std::string& framework, bool sees, size_t i) {
+  void set_sees(const std::string& framework, bool sees, size_t i, bool asked = true) {
     auto& f = fw(framework, i);
     if (!f.sees_gpu) f.sees_gpu = sees;
+    f.asked = f.asked || asked;
     said(f, i);
   }
   void add_gpu(std::string_view value, size_t i) {
@@ -384,8 +385,9 @@ class Reader {
         f.built_rocm = v;
         said(f, i);
       }
-    } else if (key == "is cuda available" || key == "cuda available" || key == "cuda is available" ||
-               key == "torch.cuda.is_available()") {
+    } else if (key == "is cuda available") {  // collect_env
+      if (const auto b = bool_word(value)) set_sees("pytorch", *b, i, false);
+    } else if (key == "cuda available" || key == "cuda is available" || key == "torch.cuda.is_available()") {
       if (const auto b = bool_word(value)) set_sees("pytorch", *b, i);
     } else if (key == "pytorch version (gpu?)" || key == "tensorflow version (gpu?)" || key == "jax version" ||
                key == "flax version (cpu?/gpu?/tpu?)") {
@@ -393,7 +395,13 @@ class Reader {
       if (version_word(value).empty()) return;
       set_version(framework, value, i);
       if (framework != "jax")
-        if (const auto b = parenthesised_bool(value)) set_sees(framework, *b, i);
+        if (const auto b = parenthesised_bool(value)) set_sees(framework, *b, i, false);
+    } else if (key == "jax" && !version_word(value).empty()) {  // jax.print_environment_info()
+      set_version("jax", value, i);
+    } else if (starts_with(key, "jax.devices (")) {  // "jax.devices (1 total, 1 local): [CpuDevice(id=0)]"
+      const std::string l = ascii_lower(value);
+      if (contains(l, "cpudevice") || contains(l, "cuda") || contains(l, "gpu"))
+        set_sees("jax", contains(l, "cuda") || contains(l, "gpu"), i, false);
     } else if (key == "tensorflow version" || key == "tensor flow version" || key == "tf version" ||
                key == "tensorflow") {
       set_version("tensorflow", value, i);

@@ -4,7 +4,7 @@
 // 2.0.1+cu118 (True)"), nvidia-smi's table (driver version, GPU names), and a Python session's
 // answers to the usual checks (`torch.cuda.is_available()` then `False`, `torch.__version__`,
 // `tf.config.list_physical_devices('GPU')` then `[]`, TensorFlow's "Num GPUs Available: 0",
-// device_lib's list, `jax.devices()`). Only facts, as the paste states them; the doctor's rules judge
+// device_lib's list, `jax.devices()`, `jax.print_environment_info()`). Only facts, as the paste states them; the doctor's rules judge
 // them (doctor/pasted_env.h). Pure and non-throwing: any text in, at worst an empty report.
 #pragma once
 
@@ -21,6 +21,8 @@ struct ReportedFramework {
   std::optional<std::string> built_cuda; // "12.1"; "none": a build without CUDA; nullopt: not said
   std::string built_rocm;                // "6.0.32830" (collect_env's "ROCM used to build PyTorch")
   std::optional<bool> sees_gpu;          // what its own check answered; nullopt: not said
+  bool asked = false;                    // sees_gpu answers a check the user ran (typed, or a script's print),
+                                         // not a line of an environment printout an issue template asks for
   size_t line = 0;                       // 1-based line of the first fact about it
   std::vector<std::string> evidence;     // the paste's lines that said it
 };

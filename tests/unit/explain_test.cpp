@@ -1421,6 +1421,19 @@ TEST(ExplainEnvReport, TensorFlowsBuildCudaComesFromTheTables) {
 TEST(ExplainEnvReport, NothingClaimedWhereTheReportShowsNoProblem) {
   EXPECT_FALSE(claims_failure(paste(kCollectEnvWorking)));   // CUDA available, driver new enough
   EXPECT_FALSE(claims_failure(paste(kCollectEnvCpuMachine))); // no NVIDIA GPU there: no GPU is expected
+  // jax.print_environment_info() of a JAX performance report run on a laptop CPU (an issue template's printout):
+  // JAX on the CPU is that machine, not a failure. The same printout beside an NVIDIA GPU is judged.
+  const std::string jax_cpu =
+      ">>> jax.print_environment_info()\njax:    0.10.0\njaxlib: 0.10.0\nnumpy:  2.4.4\n"
+      "python: 3.12.13 (main, Apr 16 2026, 00:00:00) [GCC 15.2.1 20260123 (Red Hat 15.2.1-7)]\n"
+      "jax.devices (1 total, 1 local): [CpuDevice(id=0)]\nprocess_count: 1\n"
+      "platform: uname_result(system='Linux', node='xxx', release='6.19.13-100.fc42.x86_64', version='#1 SMP "
+      "PREEMPT_DYNAMIC Sat Apr 18 21:32:46 UTC 2026', machine='x86_64')\n";
+  EXPECT_FALSE(claims_failure(paste(jax_cpu)));
+  const auto on_gpu = paste(jax_cpu + "| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4     |\n");
+  ASSERT_FALSE(on_gpu.empty());
+  EXPECT_EQ(on_gpu.front().code, "env.framework.sees-no-gpu");
+  EXPECT_TRUE(root_has(on_gpu.front(), "cpu-only-build"));  // jaxlib without its CUDA plugin, most often
   // The same CPU wheel on a Mac is how PyTorch runs there.
   EXPECT_FALSE(claims_failure(paste("PyTorch version: 2.2.0\nCUDA used to build PyTorch: None\nOS: macOS 14.2.1 (arm64)\n"
                                     "Is CUDA available: False\n")));
