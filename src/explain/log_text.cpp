@@ -113,6 +113,10 @@ void join_terminal_wraps(std::vector<LogLine>& lines) {
     if (l.width < 80 || l.text.empty() || l.text[0] == '|' || l.text[0] == '+') return false;
     return l.text.find_first_not_of(l.text[0]) != std::string::npos;
   };
+  bool any = false;  // most logs have none: then nothing is copied
+  for (size_t i = 0; i + 1 < lines.size() && !any; ++i)
+    any = lines[i].width >= 80 && lines[i + 1].width == lines[i].width;
+  if (!any) return;
   std::vector<LogLine> out;
   out.reserve(lines.size());
   for (size_t i = 0; i < lines.size();) {

@@ -367,6 +367,11 @@ class Reader {
   void key_value(size_t i, std::string_view u) {
     const size_t colon = u.find(':');
     if (colon == std::string_view::npos || colon == 0 || colon > 60) return;
+    // A report's keys start with a letter (or a backtick); a log record's time stamp or level does not, or has
+    // digits right after its first letter (glog's "I0821 06:27:34").
+    const char c0 = u[0];
+    const bool letter = (c0 >= 'A' && c0 <= 'Z') || (c0 >= 'a' && c0 <= 'z');
+    if (!(letter || c0 == '`') || (colon > 1 && is_digit(u[1]))) return;
     const std::string key = ascii_lower(trim(without_backticks(u.substr(0, colon))));
     const std::string_view value = trim(u.substr(colon + 1));
     if (key == "pytorch version" || key == "torch version" || key == "pytorch" || key == "torch") {
