@@ -100,7 +100,7 @@ ExplainMatch match_of(const Finding& f, const std::vector<std::string>& root, co
   for (const auto& line : r.evidence) m.evidence.push_back("your text: " + line);
   for (const auto& e : f.evidence)  // the paste's machine, not this one
     if (e.rfind("gpuready finds", 0) != 0 && e.rfind("location: ", 0) != 0) m.evidence.push_back(e);
-  if (fw.framework == "tensorflow" && r.os_family != "windows" && r.os_family != "macos")
+  if (fw.framework == "tensorflow" && !fw.built_cuda && r.os_family != "windows" && r.os_family != "macos")
     if (const auto cuda = tensorflow_linux_cuda(k, fw.version))
       m.evidence.push_back(
           fmt::format("decoded: TensorFlow {}'s Linux GPU wheels are built with CUDA {} (tensorflow.csv)", fw.version, *cuda));
@@ -147,7 +147,9 @@ Snapshot snapshot_of_report(const parse::EnvReport& r, const knowledge::Compat& 
   for (const auto& f : r.frameworks) {
     if (!f.version.empty()) {
       PythonPackage p = f.framework == "pytorch" ? torch_package(f) : PythonPackage{package_of(f.framework), f.version, "(the pasted report)", {}};
-      if (f.framework == "tensorflow" && r.os_family != "windows" && r.os_family != "macos")
+      if (f.framework == "tensorflow" && f.built_cuda && *f.built_cuda != "none")
+        p.details["cuda_version"] = *f.built_cuda;  // its build info said
+      else if (f.framework == "tensorflow" && !f.built_cuda && r.os_family != "windows" && r.os_family != "macos")
         if (const auto cuda = tensorflow_linux_cuda(k, f.version)) p.details["cuda_version"] = *cuda;
       env.packages.push_back(std::move(p));
     }

@@ -127,6 +127,7 @@ class Reader {
       if (u.empty()) continue;
       nvidia_smi_line(i, raw);
       framework_device_line(i, raw);
+      tensorflow_build_info(i, raw);
       if (query(i, u)) continue;
       if (package_line(i, u)) continue;
       // TensorFlow's tutorial check: print("GPU is", "available" if tf.config.list_physical_devices("GPU")
@@ -263,6 +264,27 @@ class Reader {
       }
     }
     return true;
+  }
+
+  // tf.sysconfig.get_build_info(): "OrderedDict([... ('cuda_version', '12.1'), ('cudnn_version', '8'),
+  // ('is_cuda_build', True) ...])" (Windows builds write "64_112" for 11.2).
+  void tensorflow_build_info(size_t i, std::string_view raw) {
+    const size_t cv = raw.find("('cuda_version', '");
+    const size_t cb = raw.find("('is_cuda_build', ");
+    if (cv == std::string_view::npos && cb == std::string_view::npos) return;
+    auto& f = fw("tensorflow", i);
+    if (cv != std::string_view::npos && !f.built_cuda) {
+      std::string_view v = raw.substr(cv + 18);
+      v = v.substr(0, v.find('\''));
+      if (const size_t us = v.find('_'); us != std::string_view::npos && all_digits(v.substr(us + 1)) && v.size() - us > 2) {
+        const std::string d(v.substr(us + 1));  // "64_112" -> "11.2"
+        f.built_cuda = d.substr(0, d.size() - 1) + "." + d.substr(d.size() - 1);
+      } else if (!version_word(v).empty()) {
+        f.built_cuda = version_word(v);
+      }
+    }
+    if (cb != std::string_view::npos && !f.built_cuda && starts_with(raw.substr(cb + 18), "False")) f.built_cuda = "none";
+    said(f, i);
   }
 
   // The next line that is a Python value (True, False, None, [], a number, a quoted string, a
@@ -410,7 +432,11 @@ class Reader {
     } else if (key == "tensorflow version" || key == "tensor flow version" || key == "tf version" ||
                key == "tensorflow") {
       set_version("tensorflow", value, i);
-    } else if (key == "num gpus available" || key == "num gpus") {
+    } else if (key == "built with cuda") {  // print('Built with CUDA:', tf.test.is_built_with_cuda())
+      auto& f = fw("tensorflow", i);
+      if (bool_word(value) == std::optional<bool>(false) && !f.built_cuda) f.built_cuda = "none";
+      said(f, i);
+    } else if (key == "num gpus available" || key == "num gpus" || key == "gpus detected") {
       if (all_digits(value)) set_sees("tensorflow", value != "0", i);
     } else if (key == "gpu models and configuration" && is_none_word(value) && i + 1 < lines_.size() &&
                !starts_with(trim(lines_[i + 1]), "GPU ")) {

@@ -4,7 +4,7 @@
 // 2.0.1+cu118 (True)"), nvidia-smi's table (driver version, GPU names), and a Python session's
 // answers to the usual checks (`torch.cuda.is_available()` then `False`, `torch.__version__`,
 // `tf.config.list_physical_devices('GPU')` then `[]`, TensorFlow's "Num GPUs Available: 0",
-// device_lib's list, `jax.devices()`, `jax.print_environment_info()`). Only facts, as the paste states them; the doctor's rules judge
+// device_lib's list, `jax.devices()`, `jax.print_environment_info()`, `tf.sysconfig.get_build_info()`). Only facts, as the paste states them; the doctor's rules judge
 // them (doctor/pasted_env.h). Pure and non-throwing: any text in, at worst an empty report.
 #pragma once
 

@@ -1410,6 +1410,17 @@ TEST(ExplainEnvReport, TensorFlowsBuildCudaComesFromTheTables) {
   ASSERT_FALSE(m.empty());
   EXPECT_EQ(m.front().code, "env.cuda.driver-too-old-for-framework");
   EXPECT_NE(m.front().title.find("12.2"), std::string::npos) << m.front().title;
+  // tf.sysconfig.get_build_info() as printed in a public setup note (TF 2.13 in NVIDIA's container: CUDA 11.8) says it
+  // directly.
+  const auto b = parse::read_env_report(
+      ">>> tf.sysconfig.get_build_info()\n#OrderedDict([('cpu_compiler', '/usr/lib/llvm-16/bin/clang'), "
+      "('cuda_compute_capabilities', ['sm_35', 'sm_50', 'sm_60', 'sm_70', 'sm_75', 'compute_80']), #('cuda_version', "
+      "'11.8'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])\n");
+  ASSERT_EQ(b.frameworks.size(), 1u);
+  EXPECT_EQ(b.frameworks[0].built_cuda.value_or("?"), "11.8");
+  EXPECT_EQ(parse::read_env_report("OrderedDict([('cuda_version', '64_112'), ('is_cuda_build', True)])\n")
+                .frameworks.at(0).built_cuda.value_or("?"),
+            "11.2");  // the Windows wheels' spelling
   // On native Windows TensorFlow >= 2.11 has no GPU build at all: that is the finding, not the driver.
   const auto w = paste("- Platform: Windows-10-10.0.22621-SP0\n- Tensorflow version (GPU?): 2.12.0 (False)\n"
                        "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n");
