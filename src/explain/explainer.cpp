@@ -652,9 +652,11 @@ int notice_level(const LogLine& L) {
     if (size_t c = t.find(": ", p); c != std::string::npos && c < p + 40 && c + 3 < t.size() && t[c + 3] == ' ' &&
                                     (t[c + 2] == 'I' || t[c + 2] == 'W'))
       return t[c + 2] == 'I' ? 1 : 2;
+  // ONNX Runtime's "[W:onnxruntime:, inference_session.cc:411 ...]" and "[I:onnxruntime:...]" too.
   static const std::pair<const char*, int> markers[] = {{"INFO", 1},        {"[I]", 1},     {"[info]", 1},
                                                         {"Warning:", 2},    {"WARNING", 2}, {"[W]", 2},
-                                                        {"warnings.warn(", 2}, {"[warn]", 2}, {"NOTICE", 1}};
+                                                        {"warnings.warn(", 2}, {"[warn]", 2}, {"NOTICE", 1},
+                                                        {"[W:onnxruntime:", 2}, {"[I:onnxruntime:", 1}};
   int level = 0;
   for (const auto& [m, lv] : markers)
     if (t.find(m) != std::string::npos) level = std::max(level, lv);
@@ -706,6 +708,11 @@ bool is_command_line(std::string_view t) {
 // (start-up chatter says "failed to ..." of things that do not matter); others to all.
 bool says_failure(const LogLine& L, int level) {
   if (is_command_line(L.text)) return false;
+  // An info or warning line that says what it reports can be ignored: "WARNING ... The following error message
+  // 'operation scheduled before its operands' can be ignored." (vLLM).
+  if (level > 0)
+    for (const char* w : {"can be ignored", "can be safely ignored", "can safely be ignored", "can safely ignore"})
+      if (L.lower.find(w) != std::string::npos) return false;
   static const char* const strong[] = {"error", "fatal", "exception", "traceback", "out of memory", "abort", "segmentation",
                                        "killed", "crash", "illegal", "deadlock"};
   static const char* const weak[] = {"fail", "cannot", "can't", "could not", "couldn't", "unable", "not found", "no such",
@@ -725,9 +732,11 @@ bool says_failure(const LogLine& L, int level) {
   if (level == 1) return false;
   // A warning that says how the program goes on reports a fallback, not a failure: "FP16 is not
   // supported on CPU; using FP32 instead", "only supported for CUDA ... Disabling it", "has no effect".
+  // vLLM's own spelling "To slience this warning" is the same offer to turn it off.
   static const char* const goes_on[] = {"instead", "disabling it", "falling back", "fall back to", "proceeding without",
                                         "has no effect", "will be ignored", "defaulting to", "this is not an error",
-                                        "may impair performance", "may degrade performance"};
+                                        "may impair performance", "may degrade performance", "to silence this warning",
+                                        "to slience this warning", "to suppress this warning", "to disable this warning"};
   if (level == 2)
     for (const char* g : goes_on)
       if (L.lower.find(g) != std::string::npos) return false;

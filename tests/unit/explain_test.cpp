@@ -1050,12 +1050,25 @@ TEST(ExplainStory, GoingOnWithoutSomethingIsANotice) {
                         "[foo.py:80] Your GPU does not have native support for FP4. Emulation will be used. This may degrade "
                         "performance.",
                         "UserWarning: frob strides do not match. This is not an error, but may impair performance.",
-                        "UserWarning: the frob layout changed since the module was built"}) {  // "hang" is not in "changed"
+                        "UserWarning: the frob layout changed since the module was built",  // "hang" is not in "changed"
+                        // Warnings that say they can be ignored or turned off (vLLM, with its own spelling; ONNX
+                        // Runtime's "[W:onnxruntime:" level).
+                        "(VllmWorkerProcess pid=528) WARNING 04-12 07:54:01 [triton_decode_attention.py:44] The "
+                        "following error message 'operation scheduled before its operands' can be ignored.",
+                        "WARNING 01-30 21:39:03 custom_all_reduce.py:33] Custom allreduce is disabled due to an "
+                        "unsupported world size: 1. Supported world sizes: [2, 4, 6, 8]. To slience this warning, "
+                        "specifydisable_custom_all_reduce=True explicitly.",
+                        "2021-03-10 19:03:59.3618026 [W:onnxruntime:, inference_session.cc:411 "
+                        "onnxruntime::InferenceSession::RegisterExecutionProvider] Having memory pattern enabled is not "
+                        "supported while using the DML Execution Provider. So disabling it for this session since it "
+                        "uses the DML Execution Provider."}) {
     const auto m = ex().explain(t);
     ASSERT_FALSE(m.empty()) << t;
     EXPECT_FALSE(claims_failure(m)) << t << ": " << roots(m);
   }
   EXPECT_TRUE(ex().explain("Falling back to CPU: Traceback (most recent call last):").empty());
+  // An error line, not a warning, that says something "can be ignored" is still an error line.
+  EXPECT_TRUE(claims_failure(ex().explain("RuntimeError: CUDA error: out of memory (the first attempt can be ignored)")));
 }
 
 // What to do if something fails is not a failure, and a command the user typed or a shell traced
