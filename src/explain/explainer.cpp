@@ -991,7 +991,8 @@ const std::vector<ConditionTopic>& condition_topics() {
        {"no cuda gpus are available", "no cuda-capable device", "no gpu found", "no gpus found", "no gpu was found",
         "no gpus were found", "no gpu detected", "no gpus detected", "no nvidia gpu", "could not find any gpu",
         "could not find a gpu", "found no gpu", "no compatible gpu", "no supported gpu", "no cuda devices", "gpu not found",
-        "no gpu available", "no gpus available", "no visible gpu", "no visible cuda device"},
+        "no gpu available", "no gpus available", "no visible gpu", "no visible cuda device", "no amd gpu",
+        "no rocm-capable device", "no hip gpus"},
        {},
        "The process sees no GPU",
        "Check that the GPU is there and the driver loaded: nvidia-smi (AMD: rocm-smi) ;; Check CUDA_VISIBLE_DEVICES / "

@@ -953,6 +953,7 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"fooctl: open /dev/nvidiactl: permission denied", "nvidia-device-permission"},
       {"fooctl: cannot open /dev/kfd: Permission denied", "rocm-permission"},
       {"FooRuntimeError: no GPU found on this host", "no-gpu-visible"},
+      {"rocm_smi_lib: ERROR: No AMD GPU found", "no-gpu-visible"},
       {"fooloader: worker 3 died with a bus error: /dev/shm is too small", "dataloader-shm"},
       {"FooError: no CUDA support in this torch package (a CPU-only build)", "cpu-only-build"},
       {"FooError: frob_kernel: foolib has no CUDA support compiled in", "cuda-ext-not-built"},
