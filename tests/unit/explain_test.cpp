@@ -941,6 +941,13 @@ TEST(ExplainStory, ThePasteTellsAWrongVendorBuild) {
   EXPECT_FALSE(names(root_of(ex().explain("Radeon 780M iGPU beside a GeForce GTX 1650 laptop GPU\n" + no_driver)),
                      "wrong-vendor-build"));
   EXPECT_FALSE(names(root_of(ex().explain(no_driver)), "wrong-vendor-build"));
+  // The AMD stack's own "no device" is about the AMD GPU, not a CUDA build on it.
+  for (const char* amd_line : {"ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected",
+                               "rocm_smi_lib: ERROR: No AMD GPU found"}) {
+    const auto m = ex().explain(std::string(amd_line) + "\nDevice: AMD Radeon RX 6700 XT (gfx1031)\n");
+    EXPECT_TRUE(names(root_of(m), "no-gpu-visible")) << amd_line << ": " << roots(m);
+    EXPECT_FALSE(names(root_of(m), "wrong-vendor-build")) << amd_line << ": " << roots(m);
+  }
 }
 
 TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
