@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "doctor/doctor.h"
 #include "parse/python_metadata.h"
+#include "parse/torch_version.h"
 
 namespace gpuready::doctor {
 namespace {
@@ -26,27 +26,21 @@ std::string cuda_of_variant(const std::string& label) {
   return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
 }
 
-PythonPackage torch_package(const parse::ReportedFramework& f) {
+// The pasted torch as the probe would have read it: its CUDA ("none": CPU-only), or its HIP build, and the variant.
+PythonPackage torch_package(const parse::ReportedFramework& f, const std::string& label) {
   PythonPackage p;
   p.name = "torch";
   p.version = f.version;
   p.location = "(the pasted report)";
-  const std::string label = parse::local_version_label(f.version);
   if (!f.built_rocm.empty() || label.rfind("rocm", 0) == 0) {
     p.details["hip"] = f.built_rocm.empty() ? label : f.built_rocm;  // not a CPU-only build: a ROCm one
-    p.details["variant"] = label.empty() ? "rocm" : label;
+    p.details["variant"] = parse::torch_variant(f.version, std::nullopt, true, false);
   } else if ((f.built_cuda && *f.built_cuda == "none") || label == "cpu") {
     p.details["cuda"] = "none";
     p.details["variant"] = "cpu";
   } else if (f.built_cuda || !cuda_of_variant(label).empty()) {
     p.details["cuda"] = f.built_cuda ? *f.built_cuda : cuda_of_variant(label);
-    std::string variant = label;
-    if (variant.empty()) {
-      variant = "cu";
-      for (char c : p.details["cuda"])
-        if (c >= '0' && c <= '9') variant += c;
-    }
-    p.details["variant"] = variant;
+    p.details["variant"] = parse::torch_variant(f.version, p.details["cuda"], false, true);
   }
   return p;
 }
@@ -145,8 +139,10 @@ Snapshot snapshot_of_report(const parse::EnvReport& r, const knowledge::Compat& 
   env.found_by = {"the pasted report"};
   if (!r.python_version.empty()) env.version = Fact<std::string>::known(r.python_version);
   for (const auto& f : r.frameworks) {
+    const std::string label = parse::local_version_label(f.version);  // "cu121", "cpu", "rocm6.0"
     if (!f.version.empty()) {
-      PythonPackage p = f.framework == "pytorch" ? torch_package(f) : PythonPackage{package_of(f.framework), f.version, "(the pasted report)", {}};
+      PythonPackage p = f.framework == "pytorch" ? torch_package(f, label)
+                                                 : PythonPackage{package_of(f.framework), f.version, "(the pasted report)", {}};
       if (f.framework == "tensorflow" && f.built_cuda && *f.built_cuda != "none")
         p.details["cuda_version"] = *f.built_cuda;  // its build info said
       else if (f.framework == "tensorflow" && !f.built_cuda && r.os_family != "windows" && r.os_family != "macos")
@@ -161,8 +157,8 @@ Snapshot snapshot_of_report(const parse::EnvReport& r, const knowledge::Compat& 
     c.status = *f.sees_gpu ? "ready" : "no-gpu";
     c.stage = "devices";
     if (!f.version.empty()) c.version = Fact<std::string>::known(f.version);
-    const bool rocm = !f.built_rocm.empty() || parse::local_version_label(f.version).rfind("rocm", 0) == 0;
-    const bool no_cuda = (f.built_cuda && *f.built_cuda == "none") || parse::local_version_label(f.version) == "cpu";
+    const bool rocm = !f.built_rocm.empty() || label.rfind("rocm", 0) == 0;
+    const bool no_cuda = (f.built_cuda && *f.built_cuda == "none") || label == "cpu";
     if (f.built_cuda && *f.built_cuda != "none")
       c.built_cuda = Fact<std::string>::known(*f.built_cuda);
     else if (rocm)

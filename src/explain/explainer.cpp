@@ -1181,16 +1181,16 @@ bool about_no_nvidia(const Match& root) {
   });
   if (!about_nvidia || std::find(root.root.begin(), root.root.end(), "wrong-vendor-build") != root.root.end()) return false;
   // A line of AMD's own stack that finds no GPU ("rocm_smi_lib: ERROR: No AMD GPU found", "failed to initialize ROCm:
-  // no ROCm-capable device") is about the AMD GPU, not a CUDA build on one.
-  // A row or code of the AMD stack says so by its name; a line the condition words read, by the stack's own words
-  // at a word start ("hip", not "chip"; not "AMD" in prose, and not a row about the NVIDIA driver).
+  // no ROCm-capable device") is about the AMD GPU, not a CUDA build on one. A row or code of that stack says so by
+  // its name; a line the condition words read, by the stack's own words at a word start ("hip", not "chip"; not
+  // "AMD" in prose, and not a row about the NVIDIA driver).
   for (std::string_view w : {"hip", "rocm", "hsa", "amdgpu"})
     if (root.code.find(w) != std::string::npos) return false;
   if (root.code.rfind("words.", 0) == 0 && !root.evidence.empty()) {
     const std::string line = parse::ascii_lower(root.evidence.front());
     for (std::string_view w : {"rocm", "hip", "hsa_", "amdgpu", "/dev/kfd"})
       for (size_t at = line.find(w); at != std::string::npos; at = line.find(w, at + 1))
-        if (at == 0 || !std::isalpha(static_cast<unsigned char>(line[at - 1]))) return false;
+        if (at_word_start(line, at)) return false;
   }
   return true;
 }

@@ -121,12 +121,13 @@ void join_terminal_wraps(std::vector<LogLine>& lines) {
   out.reserve(lines.size());
   for (size_t i = 0; i < lines.size();) {
     size_t j = i + 1;  // the run of equal widths is [i, j)
-    auto continues = [&](const LogLine& l) {
-      return l.number == lines[i].number + (&l - &lines[i]) && l.text.compare(0, 4, lines[i].text, 0, 4) != 0;
+    // Line k goes on from line k - 1 of the paste, and does not start as line i does.
+    auto continues = [&](size_t k) {
+      return lines[k].number == lines[k - 1].number + 1 && lines[k].text.compare(0, 4, lines[i].text, 0, 4) != 0;
     };
     if (wrappable(lines[i]))
-      while (j < lines.size() && lines[j].width == lines[i].width && wrappable(lines[j]) && continues(lines[j])) ++j;
-    const bool tail = j < lines.size() && lines[j].width <= lines[i].width && continues(lines[j]);
+      while (j < lines.size() && lines[j].width == lines[i].width && wrappable(lines[j]) && continues(j)) ++j;
+    const bool tail = j < lines.size() && lines[j].width <= lines[i].width && continues(j);
     if (j - i < 2 || !tail) {
       for (; i < j; ++i) out.push_back(std::move(lines[i]));
       continue;

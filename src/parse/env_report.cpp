@@ -22,8 +22,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return out;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 // A line without the decorations a report gets when pasted: a markdown list marker, backticks, a
@@ -31,8 +29,8 @@ bool contains(std::string_view s, std::string_view p) { return s.find(p) != std:
 std::string_view undecorated(std::string_view s) {
   s = trim(s);
   for (std::string_view prompt : {">>> ", "... ", "$ ", "# ", "> "})  // "> ": a markdown quote
-    if (starts_with(s, prompt)) s = trim(s.substr(prompt.size()));
-  if (starts_with(s, "In [")) {  // IPython: "In [3]: torch.cuda.is_available()"
+    if (s.starts_with(prompt)) s = trim(s.substr(prompt.size()));
+  if (s.starts_with("In [")) {  // IPython: "In [3]: torch.cuda.is_available()"
     const size_t close = s.find("]: ");
     if (close != std::string_view::npos && close < 10) s = trim(s.substr(close + 3));
   }
@@ -62,15 +60,17 @@ std::string version_word(std::string_view v) {
 }
 
 bool is_none_word(std::string_view v) {
-  const std::string l = ascii_lower(trim(v));
-  return l == "none" || l == "n/a" || l == "could not collect" || l == "not available" || l == "null" ||
-         l == "no cuda";  // collect_env since 2.1 on a build or machine without CUDA
+  v = trim(v);
+  // "No CUDA": collect_env since 2.1 on a build or machine without CUDA.
+  for (std::string_view w : {"none", "n/a", "could not collect", "not available", "null", "no cuda"})
+    if (iequals(v, w)) return true;
+  return false;
 }
 
 std::optional<bool> bool_word(std::string_view v) {
-  const std::string l = ascii_lower(trim(v));
-  if (l == "true" || l == "yes") return true;
-  if (l == "false" || l == "no") return false;
+  v = trim(v);
+  if (iequals(v, "true") || iequals(v, "yes")) return true;
+  if (iequals(v, "false") || iequals(v, "no")) return false;
   return std::nullopt;
 }
 
@@ -86,7 +86,7 @@ std::optional<bool> parenthesised_bool(std::string_view v) {
 // "NVIDIA A100-SXM4-80GB"; "" for another vendor's GPU or no name.
 std::string nvidia_gpu_name(std::string_view v) {
   v = trim(v);
-  if (starts_with(v, "GPU ")) {
+  if (v.starts_with("GPU ")) {
     const size_t colon = v.find(": ");
     if (colon != std::string_view::npos && colon < 8) v = trim(v.substr(colon + 2));
   }
@@ -197,7 +197,7 @@ class Reader {
       }
     }
     std::string_view t = trim(raw);
-    if (!starts_with(t, "|")) return;
+    if (!t.starts_with("|")) return;
     t = trim(t.substr(1));
     size_t n = 0;
     while (n < t.size() && is_digit(t[n])) ++n;
@@ -208,7 +208,7 @@ class Reader {
     const std::string_view name = t.substr(0, gap);
     const std::string_view after = trim(t.substr(gap));
     for (std::string_view mode : {"On ", "Off ", "On|", "Off|", "WDDM", "TCC", "MCDM"})
-      if (starts_with(after, mode)) return add_gpu(name, i);
+      if (after.starts_with(mode)) return add_gpu(name, i);
   }
 
   // TensorFlow's "Created device /job:localhost/.../device:GPU:0 with 5471 MB memory:  -> device: 0, name:
@@ -226,7 +226,7 @@ class Reader {
   // "[pip3] torch==2.1.0+cu121"), "torch    2.1.0+cu121" (pip list), "[conda] pytorch  2.1.0
   // py3.10_cuda12.1_cudnn8.9.2_0  pytorch" (conda list: the build string names the CUDA, or "cpu").
   bool package_line(size_t i, std::string_view u) {
-    if (starts_with(u, "[pip3]") || starts_with(u, "[pip]") || starts_with(u, "[conda]")) u = trim(u.substr(u.find(']') + 1));
+    if (u.starts_with("[pip3]") || u.starts_with("[pip]") || u.starts_with("[conda]")) u = trim(u.substr(u.find(']') + 1));
     size_t n = 0;
     while (n < u.size() && !is_space(u[n]) && u[n] != '=') ++n;
     const std::string name = ascii_lower(u.substr(0, n));
@@ -235,7 +235,7 @@ class Reader {
                             : name == "jax" ? "jax" : nullptr;
     if (!framework) return false;
     std::string_view rest = u.substr(n);
-    if (starts_with(rest, "==")) rest = rest.substr(2);
+    if (rest.starts_with("==")) rest = rest.substr(2);
     else if (rest.empty() || !is_space(rest.front())) return false;
     rest = trim(rest);
     const std::string v = version_word(rest);
@@ -283,7 +283,7 @@ class Reader {
         f.built_cuda = version_word(v);
       }
     }
-    if (cb != std::string_view::npos && !f.built_cuda && starts_with(raw.substr(cb + 18), "False")) f.built_cuda = "none";
+    if (cb != std::string_view::npos && !f.built_cuda && raw.substr(cb + 18).starts_with("False")) f.built_cuda = "none";
     said(f, i);
   }
 
@@ -292,8 +292,8 @@ class Reader {
   std::string_view answer_after(size_t i, size_t* at) const {
     for (size_t j = i + 1; j < lines_.size() && j <= i + 12; ++j) {
       std::string_view t = trim(lines_[j]);
-      if (starts_with(t, ">>>") || starts_with(t, "In [")) return {};
-      if (starts_with(t, "Out[")) {
+      if (t.starts_with(">>>") || t.starts_with("In [")) return {};
+      if (t.starts_with("Out[")) {
         const size_t close = t.find("]: ");
         if (close != std::string_view::npos) t = trim(t.substr(close + 3));
       }
@@ -309,12 +309,12 @@ class Reader {
 
   // A check typed at a prompt or printed by a script, and the answer under it.
   bool query(size_t i, std::string_view u) {
-    const std::string_view call = starts_with(u, "print(") ? u.substr(6) : u;
-    if (!starts_with(call, "torch.") && !starts_with(call, "tf.") && !starts_with(call, "tensorflow.") &&
-        !starts_with(call, "jax.") && !contains(call, "device_lib."))
+    const std::string_view call = u.starts_with("print(") ? u.substr(6) : u;
+    if (!call.starts_with("torch.") && !call.starts_with("tf.") && !call.starts_with("tensorflow.") &&
+        !call.starts_with("jax.") && !contains(call, "device_lib."))
       return false;  // most lines: no copy made
     std::string q(u);
-    if (starts_with(q, "print(") && q.back() == ')') q = q.substr(6, q.size() - 7);
+    if (q.starts_with("print(") && q.back() == ')') q = q.substr(6, q.size() - 7);
     q.erase(std::remove(q.begin(), q.end(), ' '), q.end());
     std::replace(q.begin(), q.end(), '"', '\'');
     size_t at = 0;
@@ -348,10 +348,10 @@ class Reader {
       return true;
     }
     const bool tf_list = contains(q, "list_physical_devices('GPU')") || contains(q, "list_physical_devices(device_type='GPU')");
-    if (tf_list && (starts_with(q, "tf.") || starts_with(q, "tensorflow."))) {
+    if (tf_list && (q.starts_with("tf.") || q.starts_with("tensorflow."))) {
       const std::string_view a = answer_after(i, &at);
       if (a == "[]") set_sees("tensorflow", false, i), said(fw("tensorflow", i), at);
-      else if (starts_with(a, "[PhysicalDevice(") && contains(a, "GPU")) set_sees("tensorflow", true, i), said(fw("tensorflow", i), at);
+      else if (a.starts_with("[PhysicalDevice(") && contains(a, "GPU")) set_sees("tensorflow", true, i), said(fw("tensorflow", i), at);
       return true;
     }
     if (q == "tf.test.is_gpu_available()" || q == "tf.test.is_built_with_cuda()") {
@@ -376,7 +376,7 @@ class Reader {
       size_t last = i;
       for (size_t j = i + 1; j < lines_.size() && j <= i + 80; ++j) {
         const std::string_view t = trim(lines_[j]);
-        if (starts_with(t, ">>>")) break;
+        if (t.starts_with(">>>")) break;
         if (contains(t, "device_type: \"CPU\"")) cpu = true, last = j;
         if (contains(t, "device_type: \"GPU\"")) gpu = true, last = j;
       }
@@ -418,14 +418,14 @@ class Reader {
       if (const auto b = bool_word(value)) set_sees("pytorch", *b, i);
     } else if (key == "pytorch version (gpu?)" || key == "tensorflow version (gpu?)" || key == "jax version" ||
                key == "flax version (cpu?/gpu?/tpu?)") {
-      const std::string framework = starts_with(key, "pytorch") ? "pytorch" : starts_with(key, "tensorflow") ? "tensorflow" : "jax";
+      const std::string framework = key.starts_with("pytorch") ? "pytorch" : key.starts_with("tensorflow") ? "tensorflow" : "jax";
       if (version_word(value).empty()) return;
       set_version(framework, value, i);
       if (framework != "jax")
         if (const auto b = parenthesised_bool(value)) set_sees(framework, *b, i, false);
     } else if (key == "jax" && !version_word(value).empty()) {  // jax.print_environment_info()
       set_version("jax", value, i);
-    } else if (starts_with(key, "jax.devices (")) {  // "jax.devices (1 total, 1 local): [CpuDevice(id=0)]"
+    } else if (key.starts_with("jax.devices (")) {  // "jax.devices (1 total, 1 local): [CpuDevice(id=0)]"
       const std::string l = ascii_lower(value);
       if (contains(l, "cpudevice") || contains(l, "cuda") || contains(l, "gpu"))
         set_sees("jax", contains(l, "cuda") || contains(l, "gpu"), i, false);
@@ -439,9 +439,9 @@ class Reader {
     } else if (key == "num gpus available" || key == "num gpus" || key == "gpus detected") {
       if (all_digits(value)) set_sees("tensorflow", value != "0", i);
     } else if (key == "gpu models and configuration" && is_none_word(value) && i + 1 < lines_.size() &&
-               !starts_with(trim(lines_[i + 1]), "GPU ")) {
+               !trim(lines_[i + 1]).starts_with("GPU ")) {
       gpu_none_ = true;
-    } else if (key == "gpu models and configuration" || key == "gpu type" || starts_with(key, "gpu ")) {
+    } else if (key == "gpu models and configuration" || key == "gpu type" || key.starts_with("gpu ")) {
       if (key == "gpu models and configuration" || key == "gpu type") {
         add_gpu(value, i);
       } else if (all_digits(key.substr(4))) {  // "GPU 1: NVIDIA A100-SXM4-80GB" (collect_env, nvidia-smi -L)

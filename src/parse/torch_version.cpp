@@ -1,8 +1,10 @@
 // torch/version.py parser (see torch_version.h).
 #include "parse/torch_version.h"
 
+#include "parse/ascii.h"
 #include "parse/clean_text.h"
 #include "parse/python_literal.h"
+#include "parse/python_metadata.h"
 
 namespace gpuready::parse {
 
@@ -25,6 +27,19 @@ TorchVersion torch_version(std::string_view text) {
     }
   }
   return t;
+}
+
+std::string torch_variant(std::string_view version, const std::optional<std::string>& cuda, bool hip, bool says_cuda) {
+  std::string variant = local_version_label(version);
+  if (!variant.empty()) return variant;
+  if (cuda) {
+    variant = "cu";
+    for (char c : *cuda)
+      if (is_digit(c)) variant += c;
+    return variant;
+  }
+  if (hip) return "rocm";
+  return says_cuda ? "cpu" : "";
 }
 
 }  // namespace gpuready::parse

@@ -21,4 +21,9 @@ struct TorchVersion {
 
 TorchVersion torch_version(std::string_view text);
 
+// The build a torch release is, as its wheel index names it ("cu130", "cpu", "rocm6.2"): the version's local
+// label ("2.11.0+cu130"), else its CUDA ("13.0" -> "cu130"), else "rocm" for a HIP build, else "cpu" when the
+// build says it has no CUDA (`says_cuda`: torch.version.cuda was read and is None); "" when nothing says.
+std::string torch_variant(std::string_view version, const std::optional<std::string>& cuda, bool hip, bool says_cuda);
+
 }  // namespace gpuready::parse

@@ -119,16 +119,7 @@ void torch_details(const Os& os, const std::string& site, PythonPackage& p) {
   if (tv.cuda_present) p.details["cuda"] = tv.cuda.value_or("none");
   if (tv.hip) p.details["hip"] = *tv.hip;
   if (tv.rocm) p.details["rocm"] = *tv.rocm;
-  std::string variant = parse::local_version_label(p.version);
-  if (variant.empty() && tv.cuda) {
-    variant = "cu";
-    for (char c : *tv.cuda)
-      if (std::isdigit(static_cast<unsigned char>(c))) variant += c;
-  } else if (variant.empty() && tv.hip) {
-    variant = "rocm";
-  } else if (variant.empty() && tv.cuda_present) {
-    variant = "cpu";
-  }
+  const std::string variant = parse::torch_variant(p.version, tv.cuda, tv.hip.has_value(), tv.cuda_present);
   if (!variant.empty()) p.details["variant"] = variant;
 }
 
