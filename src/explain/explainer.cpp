@@ -103,7 +103,8 @@ std::string family_label(const std::string& family) {
       {"hsa", "HSA (ROCm runtime)"},    {"rocblas", "rocBLAS"},              {"hipblas", "hipBLAS"},
       {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"},            {"nvml", "NVML (NVIDIA management library)"},
       {"level-zero", "Level Zero (Intel GPU driver API)"}, {"sycl-ur", "SYCL Unified Runtime (Intel oneAPI)"},
-      {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}, {"vulkan", "Vulkan"}};
+      {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}, {"vulkan", "Vulkan"},
+      {"optix", "OptiX (NVIDIA ray tracing)"}, {"dcgm", "DCGM (NVIDIA Data Center GPU Manager)"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -136,6 +137,13 @@ bool line_names_family(const LogLine& L, const std::string& family) {
   if (L.lower.find(family_word(family)) != std::string::npos) return true;
   if (family != "cuda-runtime" && family != "cuda-driver") return false;
   if (L.lower.find("gpuassert") != std::string::npos) return true;
+  // A CUDA source file the error was raised in ("... at line 233 in file /src/csrc/ops.cu", "kernel.cuh:40"):
+  // a CUDA_CHECK-style macro printed the runtime's message.
+  for (size_t at = L.lower.find(".cu"); at != std::string::npos; at = L.lower.find(".cu", at + 3)) {
+    size_t end = at + 3;
+    if (end < L.lower.size() && L.lower[end] == 'h') ++end;
+    if (at > 0 && is_word_char(L.lower[at - 1]) && (end == L.lower.size() || !is_word_char(L.lower[end]))) return true;
+  }
   auto call_with_prefix = [&](std::string_view prefix) {  // prefix + "Xy...": cuMemAlloc, gpuGetLastError
     for (size_t at = L.text.find(prefix); at != std::string::npos; at = L.text.find(prefix, at + prefix.size())) {
       const size_t c = at + prefix.size();
@@ -218,7 +226,8 @@ struct NameAt {
 std::vector<NameAt> library_names_in(std::string_view s, std::string_view lower) {
   std::vector<NameAt> out;
   auto name_char = [](char c) { return is_word_char(c) || c == '-' || c == '+' || c == '.'; };
-  for (const char* ext : {".so", ".dll", ".dylib"}) {
+  // ".lib": an MSVC import library ("LNK1181: cannot open input file 'cudart.lib'"), the -lX of Windows.
+  for (const char* ext : {".so", ".dll", ".dylib", ".lib"}) {
     for (size_t p = lower.find(ext); p != std::string::npos; p = lower.find(ext, p + 1)) {
       size_t end = p + std::string_view(ext).size();
       if (end < lower.size() && is_word_char(lower[end]) && lower[end] != '_') {
@@ -389,9 +398,13 @@ std::optional<LibraryName> LibraryNameDecoder::decode(std::string_view file) con
     best_fixed = fixed;
   }
   if (!best) {
+    // An MSVC import library is the stem alone ("cudart.lib", "cuda.lib"): the library whose
+    // development name is "lib<stem>.so" ("-lcudart"), on Windows.
+    const bool import_lib = lower.size() > 4 && lower.ends_with(".lib");
+    const std::string dev = import_lib ? "lib" + lower.substr(0, lower.size() - 4) + ".so" : lower;
     for (const auto& [name, row] : unversioned_)
-      if (lower == name) {
-        best = LibraryName{base, row->stem, row->component, row->kind, "", "", false, row};
+      if (dev == name) {
+        best = LibraryName{base, row->stem, row->component, row->kind, "", "", import_lib, row};
         break;
       }
   }
@@ -523,6 +536,15 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"vulkan", R"(\bvk[A-Z][A-Za-z0-9]*\b[^\n]{0,40}?\b(?:failed|returned|error|result)\b[^\n0-9-]{0,12}(-[0-9]{1,10})\b)",
        {"failed -", "returned -", "error -", "error: -", "result -", "result: -", "error=-", "code=-", "failed with -"}},
       {"vulkan", R"(\bVkResult\b[^\n0-9-]{0,12}(-[0-9]{1,10})\b)", {"vkresult"}},
+      // NVML's nvmlReturn_t where the line says NVML: "NVML: can't get GPU #0, error code 15", "nvmlInit failed with
+      // error 9", "nvmlDeviceGetCount returned 999".
+      {"nvml", R"(\bnvml\w*[^\n]{0,60}?\b(?:error|returned|return code|status|result)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,3})\b(?![.0-9]))",
+       {"nvml"}},
+      // DCGM's dcgmReturn_t (negative): "dcgmGroupCreate returned -21", "DCGM error -33".
+      {"dcgm", R"(\bdcgm\w*[^\n]{0,80}?\b(?:error|returned|return|status|result|failed)\b[^\n0-9-]{0,12}\(?(-[1-5]?[0-9])\b)", {"dcgm"}},
+      // OptiX's OptixResult (7001-7999) on a line that names OptiX: "Optix call (optixInit()) failed with code
+      // 7801 (line 150)", "OptiX error 7804", "optixDeviceContextCreate returned 7051".
+      {"optix", R"(\boptix\w*[^\n]{0,80}?\b(?:code|error|result|returned|failed)\b[^\n0-9]{0,12}(7[0-9]{3})\b)", {"optix"}},
       // Intel's Level Zero: "Unknown ze_result_t value: 1879179264", "ze_result 0x70020000".
       {"level-zero", R"(\bze_result(?:_t)?\b[^\n0-9]{0,30}((?:0x[0-9a-fA-F]{8})|[0-9]{10})\b)", {"ze_result"}},
       // The NVIDIA kernel driver's Xid events: "NVRM: Xid (PCI:0000:3b:00): 79, pid=...", "Xid 13, pid=1234, ...".
@@ -564,6 +586,8 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"not found (required by", "library.version-not-found", true},
       {"cannot find -l", "library.link-missing", false},
       {"找不到 -l", "library.link-missing", false},  // GNU ld in a Chinese locale (binutils' zh_CN catalogue)
+      // MSVC's link.exe: "LINK : fatal error LNK1181: cannot open input file 'cudart.lib'".
+      {"cannot open input file", "library.link-missing", false},
       // Windows' loader dialog: "The code execution cannot proceed because X.dll was not found.",
       // "The program can't start because X.dll is missing from your computer."
       {"cannot proceed because", "library.missing", false},
@@ -628,10 +652,35 @@ void judge_versions(const knowledge::Compat& k, Match& x) {
       const Version cc = Version::of({n / 10, n % 10});
       const std::string arch = k.architecture_of(cc);
       x.evidence.push_back(fmt::format("decoded: {} is compute capability {}{}", g, cc.str(), arch.empty() ? "" : " (" + arch + ")"));
-      const knowledge::CudaArchRow* first = nullptr;  // the oldest CUDA that builds for it (rows newest first)
+      // The oldest and the newest CUDA that build for it (rows newest first).
+      const knowledge::CudaArchRow *first = nullptr, *last = nullptr;
       for (const auto& row : k.cuda_arch)
-        if (row.sm.count(static_cast<int>(n))) first = &row;
-      if (first) x.evidence.push_back(fmt::format("decoded: CUDA {} is the first release that builds for {}", first->cuda.str(), g));
+        if (row.sm.count(static_cast<int>(n))) {
+          first = &row;
+          if (!last) last = &row;
+        }
+      // A compiler that does not know an architecture older than every current release builds
+      // for, which an older release did, is too new for it, not too old: the architecture was dropped.
+      const knowledge::CudaArchRow* newest = k.cuda_arch.empty() ? nullptr : &k.cuda_arch.front();
+      if (has("nvcc-arch-unsupported") && last && newest && last != newest && n < newest->min_sm) {
+        x.root.erase(std::remove_if(x.root.begin(), x.root.end(),
+                                    [](const std::string& r) {
+                                      return r == "nvcc-arch-unsupported" || r == "arch-unsupported" || r == "ptxas-unusable";
+                                    }),
+                     x.root.end());
+        x.root.insert(x.root.begin(), "nvcc-arch-dropped");
+        x.title = fmt::format("The CUDA compiler in use no longer builds for {}: newer CUDA releases dropped it", g);
+        x.cause = fmt::format("The build asks for {} ({}), an architecture this CUDA toolkit no longer supports: the last "
+                              "release that builds for it is CUDA {}.",
+                              g, arch.empty() ? "compute capability " + cc.str() : arch, last->cuda.str());
+        x.fix = {fmt::format("Take {} out of the build's architecture list (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, "
+                                  "-gencode/-arch flags in the Makefile or setup.py) unless you have such a GPU",
+                                  g),
+                 fmt::format("For a GPU of that architecture, build with CUDA {} or older", last->cuda.str())};
+        x.evidence.push_back(fmt::format("decoded: CUDA {} is the last release that builds for {}", last->cuda.str(), g));
+      } else if (first) {
+        x.evidence.push_back(fmt::format("decoded: CUDA {} is the first release that builds for {}", first->cuda.str(), g));
+      }
     }
   }
 }
@@ -1807,7 +1856,11 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
             else if (decoded && decoded->kind == "cudnn")
               add_unique(cuda_mix_roots, "cudnn-version-mismatch");
           } else {
-            add_unique(f.m.fix, "Install the development package that provides it and pass its folder with -L<folder>");
+            if (decoded && decoded->windows)
+              add_unique(f.m.fix, "Give the linker the folder that holds it (the CUDA toolkit's lib\\x64): add it to LIB, "
+                                  "pass /LIBPATH:<folder>, or set CUDA_PATH/CUDA_HOME to the toolkit the build should use");
+            else
+              add_unique(f.m.fix, "Install the development package that provides it and pass its folder with -L<folder>");
           }
           f.m.root.push_back(primary->name);
           for (const auto& n : names) add_unique(f.m.root, n.name);

@@ -406,6 +406,18 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
       {"VkResult: -4 while submitting the command buffer", "VK_ERROR_DEVICE_LOST"},
       {"  what():  Unknown ze_result_t value: 1879179264", "ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE"},
       {"zeInit failed, ze_result 0x78000001", "ZE_RESULT_ERROR_UNINITIALIZED"},
+      // OptiX's OptixResult on a line that names OptiX (NVISII, Blender Cycles, Mitsuba).
+      {"Optix call (optixInit()) failed with code 7801 (line 150)", "OPTIX_ERROR_UNSUPPORTED_ABI_VERSION"},
+      {"Optix call (optixInit()) failed with code 7801 (line 150)", "driver-too-old"},
+      {"OptiX error: OPTIX_ERROR_LIBRARY_NOT_FOUND", "OPTIX_ERROR_LIBRARY_NOT_FOUND"},
+      // DCGM's dcgmReturn_t by errorString()'s message (dcgm-exporter, LDMS, dcgmi) and by name.
+      {"ERROR     : dcgm_sampler dcgmConnect() failed: Host engine connection invalid/disconnected(-21)",
+       "dcgm-hostengine-down"},
+      {"dcgmi diag -r 1 failed: DCGM_ST_INSUFFICIENT_DRIVER_VERSION", "driver-too-old"},
+      {"dcgmGroupCreate returned -21", "DCGM_ST_CONNECTION_NOT_VALID"},
+      // NVML's numbers where the line says NVML (T-Rex, Go and Rust wrappers).
+      {"WARN: NVML: can't get GPU #0, error code 15", "NVML_ERROR_GPU_IS_LOST"},
+      {"nvmlInit failed with error 9", "NVML_ERROR_DRIVER_NOT_LOADED"},
   };
   for (const auto& [text, token] : other_forms) {
     const auto m = ex().explain(text);
@@ -418,7 +430,11 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
                         "curand generator created with seed 105", "MIOpen 3.1.0 found 7 solvers",
                         "note: a failed call to cuInit is logged once (see docs, section 34)",
                         "vkCreateInstance took 3 ms (layers -2 skipped)", "The upload failed -5 times",
-                        "ze_result_t zeInit: ZE_RESULT_SUCCESS, driver version 16777216 (1.3.26918)"})
+                        "ze_result_t zeInit: ZE_RESULT_SUCCESS, driver version 16777216 (1.3.26918)",
+                        "NVML library version: 535.129.03 (error reporting on)", "nvml status page: 15 GPUs",
+                        "the render failed with code 7801 (see the log)", "OptiX 7.7 loaded, 7050 rays per second",
+                        "time=\"2024-02-28T16:29:11+01:00\" level=info msg=\"Not collecting CPU metrics; Error retrieving DCGM "
+                        "MIG hierarchy: This request is serviced by a module of DCGM that is not currently loaded\""})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
 }
 
@@ -470,6 +486,16 @@ TEST(ExplainCodes, CheckValuesInEitherOrderAndLibraryStatusReports) {
   EXPECT_FALSE(root_has(ex().explain("Check failed: status == CUBLAS_STATUS_SUCCESS (0 vs. 0)"), "CUBLAS_STATUS_SUCCESS"));
 }
 
+// A short runtime message counts on a line that names CUDA, a CUDA call, or the CUDA source file a
+// CUDA_CHECK-style macro reports (bitsandbytes: "Error <message> at line N in file ops.cu").
+TEST(ExplainCodes, AShortMessageCountsBesideACudaSourceFile) {
+  EXPECT_TRUE(names(root_of(ex().explain("RuntimeError: Error named symbol not found at line 233 in file /src/csrc/ops.cu")),
+                    "cudaErrorSymbolNotFound"));
+  EXPECT_TRUE(names(root_of(ex().explain("kernels.cuh:40: named symbol not found")), "cudaErrorSymbolNotFound"));
+  EXPECT_TRUE(ex().explain("Error named symbol not found at line 233 in file /src/linker.cpp").empty());
+  EXPECT_TRUE(ex().explain("Error named symbol not found in file /src/scene.cube").empty());
+}
+
 TEST(ExplainCodes, AMessageLibrariesShareIsTheCalledLibrarys) {
   auto root_has = [](const std::vector<explain::Match>& m, const std::string& t) {
     return !m.empty() && std::find(m.front().root.begin(), m.front().root.end(), t) != m.front().root.end();
@@ -494,6 +520,7 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
        "torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its dependencies.",
        "cudnn_adv_infer64_8.dll"},
       {"/usr/bin/ld: cannot find -lcudart", "libcudart.so"},
+      {"LINK : fatal error LNK1181: cannot open input file 'cudart.lib'", "cudart.lib"},
       {"ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: cudaGraphDebugDotPrint, "
        "version libcudart.so.11.0",
        "libtorch_cuda.so"},
@@ -521,6 +548,13 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
   ASSERT_TRUE(z);
   EXPECT_EQ(z->stem, "cudnn_ops_infer") << "the longest file pattern wins over cudnn64_{v}";
   EXPECT_FALSE(decode_library_name(knowledge::Compat::embedded(), "libfoo.so.1"));
+  // An MSVC import library: the stem alone, on Windows; one the tables do not know stays unknown.
+  const auto imp = decode_library_name(knowledge::Compat::embedded(), "cuda.lib");
+  ASSERT_TRUE(imp);
+  EXPECT_EQ(imp->stem, "cuda");
+  EXPECT_TRUE(imp->windows);
+  EXPECT_FALSE(decode_library_name(knowledge::Compat::embedded(), "aio.lib"));
+  EXPECT_TRUE(ex().explain("LINK : fatal error LNK1181: cannot open input file 'main.obj'").empty());
   // A Windows column with several shapes and notes ("nvinfer.dll (TRT 7/8) | nvinfer_{v}.dll (TRT 10)"): each decodes.
   for (const auto& [file, stem] : std::vector<std::pair<std::string, std::string>>{
            {"nvinfer.dll", "nvinfer"}, {"nvinfer_10.dll", "nvinfer"}, {"amdhip64_6.dll", "amdhip64"},
@@ -713,6 +747,13 @@ TEST(ExplainVersions, PairsAreJudgedWithTheTables) {
   const auto n = ex().explain("nvcc fatal   : Unsupported gpu architecture 'compute_89'");
   const std::string ne = evidence(n);
   EXPECT_NE(ne.find("CUDA 11.8 is the first release that builds for compute_89"), std::string::npos) << ne;
+  EXPECT_TRUE(names(root_of(n), "nvcc-arch-unsupported")) << roots(n);
+  // An architecture older than every current release's, which an older one built for, was dropped:
+  // the compiler is too new for it, and the fix is the other way round.
+  const auto o = ex().explain("nvcc fatal   : Value 'sm_30' is not defined for option 'gpu-architecture'");
+  EXPECT_TRUE(names(root_of(o), "nvcc-arch-dropped")) << roots(o);
+  EXPECT_FALSE(names(root_of(o), "nvcc-arch-unsupported")) << roots(o);
+  EXPECT_NE(evidence(o).find("CUDA 10.2 is the last release that builds for sm_30"), std::string::npos) << evidence(o);
   const auto c = ex().explain("E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.");
   EXPECT_TRUE(names(root_of(c), "cudnn-version-mismatch")) << roots(c);
 }
