@@ -705,7 +705,11 @@ int notice_level(const LogLine& L) {
   static const std::pair<const char*, int> markers[] = {{"INFO", 1},        {"[I]", 1},     {"[info]", 1},
                                                         {"Warning:", 2},    {"WARNING", 2}, {"[W]", 2},
                                                         {"warnings.warn(", 2}, {"[warn]", 2}, {"NOTICE", 1},
-                                                        {"[W:onnxruntime:", 2}, {"[I:onnxruntime:", 1}};
+                                                        {"[W:onnxruntime:", 2}, {"[I:onnxruntime:", 1},
+                                                        // C/C++ tools' "main: warning: ...", "nvcc warning : ..."; Go's
+                                                        // logrus "level=info" / "level=warning" (containerd, ollama).
+                                                        {" warning:", 2},   {" warning :", 2}, {"level=info", 1},
+                                                        {"level=warning", 2}, {"level=debug", 1}, {"DEBUG", 1}};
   int level = 0;
   for (const auto& [m, lv] : markers)
     if (t.find(m) != std::string::npos) level = std::max(level, lv);

@@ -654,7 +654,10 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
                         "foo.py:35 WARNING -> Quux is not supported on this device; using the reference path instead",
                         "WARNING 02-06 00:09:43 config.py:380] Frobbing is only supported for X, Y. Disabling it for other platforms.",
                         // no level marker, but the line calls itself a warning one may silence
-                        "[TP3] FastFrob is disabled because it's not supported on this topology. To silence this warning, set frob=False."}) {
+                        "[TP3] FastFrob is disabled because it's not supported on this topology. To silence this warning, set frob=False.",
+                        // a C/C++ tool's own warning, and Go's logrus levels
+                        "main: warning: base model only supports context sizes no greater than 2048 tokens (4096 specified)",
+                        "time=\"2024-05-01T10:00:00Z\" level=info msg=\"frob service started\" port=5555"}) {
     const auto m = ex().explain(t);
     ASSERT_EQ(m.size(), 1u) << t << ": " << roots(m);
     EXPECT_EQ(m.front().code, "log.notice") << t;
@@ -665,7 +668,9 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
                         "something happened in the model", "WARNING: it works\nTraceback (most recent call last):",
                         // without a way on, "not supported" at warning level still counts; "instead" does not excuse an error
                         "WARNING 02-06 00:09:43 config.py:380] Frobbing is not supported on this device",
-                        "W0821 08:49:41.251296 104802 server.cc:208] Error: frob failed, using nothing instead"})
+                        "W0821 08:49:41.251296 104802 server.cc:208] Error: frob failed, using nothing instead",
+                        "main: warning: could not load the frob: giving up",
+                        "time=\"2024-05-01T10:00:00Z\" level=error msg=\"frob failed to start\""})
     EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
 }
 
