@@ -104,7 +104,8 @@ std::string family_label(const std::string& family) {
       {"miopen", "MIOpen"},             {"xid", "NVIDIA driver"},            {"nvml", "NVML (NVIDIA management library)"},
       {"level-zero", "Level Zero (Intel GPU driver API)"}, {"sycl-ur", "SYCL Unified Runtime (Intel oneAPI)"},
       {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}, {"vulkan", "Vulkan"},
-      {"optix", "OptiX (NVIDIA ray tracing)"}, {"dcgm", "DCGM (NVIDIA Data Center GPU Manager)"}};
+      {"optix", "OptiX (NVIDIA ray tracing)"}, {"dcgm", "DCGM (NVIDIA Data Center GPU Manager)"},
+      {"rsmi", "ROCm SMI"}, {"amdsmi", "AMD SMI"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -722,7 +723,8 @@ int notice_level(const LogLine& L) {
                                          "will be removed in", "taints kernel", "tainting kernel", "to silence this warning",
                                          "to suppress this warning", "to disable this warning", "can be safely ignored",
                                          "this is not an error", "may impair performance", "may degrade performance",
-                                         "may hurt performance", "may reduce performance", "skipping import of"};
+                                         "may hurt performance", "may reduce performance", "skipping import of",
+                                         "to disable)"};
   if (level == 0)
     for (const char* g : going_on)
       if (L.lower.find(g) != std::string::npos) return 1;
@@ -759,8 +761,31 @@ bool is_command_line(std::string_view t) {
 
 // Whether a line says that something failed. Info-level lines are held to the strong words only
 // (start-up chatter says "failed to ..." of things that do not matter); others to all.
+// A setting as programs print their configuration: "NCCL_ASYNC_ERROR_HANDLING: 0", "TORCH_SHOW_CPP_STACKTRACES=1",
+// "CUDA_LAUNCH_BLOCKING: 1". Its name's words ("ERROR") say nothing failed.
+bool is_setting_line(std::string_view t) {
+  const size_t p = t.find_first_not_of(" \t");
+  if (p == std::string_view::npos) return false;
+  size_t q = p;
+  while (q < t.size() && ((t[q] >= 'A' && t[q] <= 'Z') || (t[q] >= '0' && t[q] <= '9') || t[q] == '_')) ++q;
+  if (q - p < 3 || t[p] < 'A' || t[p] > 'Z') return false;
+  // A name with an underscore, or one with its unit ("TIMEOUT(ms): 1800000"): "ERROR: 3" is a message.
+  bool setting = t.substr(p, q - p).find('_') != std::string_view::npos;
+  if (q < t.size() && t[q] == '(') {
+    const size_t close = t.find(')', q);
+    if (close == std::string_view::npos || close - q > 8) return false;
+    q = close + 1;
+    setting = true;
+  }
+  if (!setting) return false;
+  while (q < t.size() && t[q] == ' ') ++q;
+  if (q >= t.size() || (t[q] != ':' && t[q] != '=')) return false;
+  const std::string_view value = parse::trim(t.substr(q + 1));
+  return value.size() <= 40 && value.find(' ') == std::string_view::npos;
+}
+
 bool says_failure(const LogLine& L, int level) {
-  if (is_command_line(L.text)) return false;
+  if (is_command_line(L.text) || is_setting_line(L.text)) return false;
   // An info or warning line that says what it reports can be ignored: "WARNING ... The following error message
   // 'operation scheduled before its operands' can be ignored." (vLLM).
   if (level > 0)
@@ -789,7 +814,8 @@ bool says_failure(const LogLine& L, int level) {
   static const char* const goes_on[] = {"instead", "disabling it", "falling back", "fall back to", "proceeding without",
                                         "has no effect", "will be ignored", "defaulting to", "this is not an error",
                                         "may impair performance", "may degrade performance", "to silence this warning",
-                                        "to slience this warning", "to suppress this warning", "to disable this warning"};
+                                        "to slience this warning", "to suppress this warning", "to disable this warning",
+                                        "ignoring", "will proceed", "proceeding with", "continuing", ", setting "};
   if (level == 2)
     for (const char* g : goes_on)
       if (L.lower.find(g) != std::string::npos) return false;
@@ -1183,6 +1209,18 @@ size_t find_windows_host_prompt(std::string_view lower) {
   return std::string_view::npos;
 }
 
+// A shell prompt inside a Docker container: Docker names the container's host after the first 12
+// hex digits of its id ("root@c0cb9814a02b:/workspace#").
+size_t find_container_prompt(std::string_view lower) {
+  for (size_t at = lower.find('@'); at != std::string_view::npos; at = lower.find('@', at + 1)) {
+    if (at == 0 || !(is_word_char(lower[at - 1]) || lower[at - 1] == '-')) continue;
+    size_t e = at + 1;
+    while (e < lower.size() && (parse::is_digit(lower[e]) || (lower[e] >= 'a' && lower[e] <= 'f'))) ++e;
+    if (e - at - 1 == 12 && e < lower.size() && lower[e] == ':') return at + 1;
+  }
+  return std::string_view::npos;
+}
+
 const std::vector<Setting>& settings() {
   static const std::vector<const char*> wsl = {"/usr/lib/wsl/", "microsoft-standard-wsl", "wsl2", "wsl 2", "(wsl)", " wsl ", "wsl:"};
   static const std::vector<const char*> no_device = {"driver-not-loaded", "no-gpu-visible", "gpu-init-failed", "cudaErrorNoDevice",
@@ -1219,7 +1257,26 @@ const std::vector<Setting>& settings() {
        "inside a container the driver and the GPU are the host's, passed in by the NVIDIA container runtime: this container did not get them",
        "Run the container with the GPU: docker run --gpus all ... (podman: --device nvidia.com/gpu=all; Kubernetes: a "
        "nvidia.com/gpu limit and the device plugin) ;; Check the host first: nvidia-smi on the host, then nvidia-ctk runtime "
-       "configure --runtime=docker and restart the daemon"},
+       "configure --runtime=docker and restart the daemon",
+       find_container_prompt},
+      // CUDA through ZLUDA (on an AMD GPU, Windows): a CUDA library or feature failing there is ZLUDA's setup or coverage.
+      {"zluda-setup", {"zluda"},
+       {"arch-unsupported", "CUBLAS_STATUS_ARCH_MISMATCH", "CUBLAS_STATUS_NOT_SUPPORTED", "cudaErrorNotSupported",
+        "CUDA_ERROR_NOT_SUPPORTED", "cudaErrorNoKernelImageForDevice", "cudaErrorInvalidDeviceFunction", "msvc-runtime",
+        "dll-version-mismatch", "CUDNN_STATUS_NOT_SUPPORTED", "CUDNN_STATUS_ARCH_MISMATCH"},
+       "under ZLUDA the CUDA libraries are ZLUDA's translations onto AMD's HIP SDK: this one failed to load or covers "
+       "less than the program asks for",
+       "Install the AMD HIP SDK version your ZLUDA build is made for, with %HIP_PATH%bin on PATH ;; Let the app set ZLUDA up "
+       "again (delete its .zluda folder / reinstall with the ZLUDA option); for an unsupported gfx target add the matching "
+       "rocBLAS library files ;; If one operation stays unsupported, turn that feature off (e.g. cuDNN, flash attention) in the app"},
+      {"container-no-gpu",
+       {"docker run", "docker: error response from daemon", "docker exec", "docker compose", "podman ", "kubectl", "apptainer",
+        "singularity"},
+       {"rocm-no-kfd"},
+       "inside a container /dev/kfd and /dev/dri are the host's, passed in as devices: this container did not get them",
+       "Run the container with the AMD GPU's devices: docker run --device=/dev/kfd --device=/dev/dri --group-add video "
+       "--group-add render ... (compose: devices: [/dev/kfd, /dev/dri]) ;; Check the host first: ls /dev/kfd and rocminfo on the host",
+       find_container_prompt},
   };
   return table;
 }
