@@ -622,6 +622,26 @@ struct Found {
   bool optional_library = false;  // TensorRT: TensorFlow tries it at start-up and runs without it
 };
 
+// An architecture this CUDA toolkit no longer builds for (sm_30 after CUDA 10.2): the compiler is too
+// new for it, so the fix is the other way round from an unknown (too new) architecture's.
+void judge_dropped_architecture(Match& x, const std::string& target, const std::string& arch, const std::string& last_cuda) {
+  x.root.erase(std::remove_if(x.root.begin(), x.root.end(),
+                              [](const std::string& r) {
+                                return r == "nvcc-arch-unsupported" || r == "arch-unsupported" || r == "ptxas-unusable";
+                              }),
+               x.root.end());
+  x.root.insert(x.root.begin(), "nvcc-arch-dropped");
+  x.title = fmt::format("The CUDA compiler in use no longer builds for {}: newer CUDA releases dropped it", target);
+  x.cause = fmt::format("The build asks for {} ({}), an architecture this CUDA toolkit no longer supports: the last release "
+                        "that builds for it is CUDA {}.",
+                        target, arch, last_cuda);
+  x.fix = {fmt::format("Take {} out of the build's architecture list (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, "
+                       "-gencode/-arch flags in the Makefile or setup.py) unless you have such a GPU",
+                       target),
+           fmt::format("For a GPU of that architecture, build with CUDA {} or older", last_cuda)};
+  x.evidence.push_back(fmt::format("decoded: CUDA {} is the last release that builds for {}", last_cuda, target));
+}
+
 // What the versions a signature captured mean, judged with the tables: "found version 11060" is a
 // driver that runs CUDA up to 11.6 (and which driver the newer CUDA lines need); "sm_120" is
 // compute capability 12.0 (Blackwell); cuDNN's "8907" is 8.9.7.
@@ -664,21 +684,7 @@ void judge_versions(const knowledge::Compat& k, Match& x) {
       // for, which an older release did, is too new for it, not too old: the architecture was dropped.
       const knowledge::CudaArchRow* newest = k.cuda_arch.empty() ? nullptr : &k.cuda_arch.front();
       if (has("nvcc-arch-unsupported") && last && newest && last != newest && n < newest->min_sm) {
-        x.root.erase(std::remove_if(x.root.begin(), x.root.end(),
-                                    [](const std::string& r) {
-                                      return r == "nvcc-arch-unsupported" || r == "arch-unsupported" || r == "ptxas-unusable";
-                                    }),
-                     x.root.end());
-        x.root.insert(x.root.begin(), "nvcc-arch-dropped");
-        x.title = fmt::format("The CUDA compiler in use no longer builds for {}: newer CUDA releases dropped it", g);
-        x.cause = fmt::format("The build asks for {} ({}), an architecture this CUDA toolkit no longer supports: the last "
-                              "release that builds for it is CUDA {}.",
-                              g, arch.empty() ? "compute capability " + cc.str() : arch, last->cuda.str());
-        x.fix = {fmt::format("Take {} out of the build's architecture list (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, "
-                                  "-gencode/-arch flags in the Makefile or setup.py) unless you have such a GPU",
-                                  g),
-                 fmt::format("For a GPU of that architecture, build with CUDA {} or older", last->cuda.str())};
-        x.evidence.push_back(fmt::format("decoded: CUDA {} is the last release that builds for {}", last->cuda.str(), g));
+        judge_dropped_architecture(x, g, arch.empty() ? "compute capability " + cc.str() : arch, last->cuda.str());
       } else if (first) {
         x.evidence.push_back(fmt::format("decoded: CUDA {} is the first release that builds for {}", first->cuda.str(), g));
       }
@@ -710,7 +716,7 @@ int notice_level(const LogLine& L) {
                                                         // C/C++ tools' "main: warning: ...", "nvcc warning : ..."; Go's
                                                         // logrus "level=info" / "level=warning" (containerd, ollama).
                                                         {" warning:", 2},   {" warning :", 2}, {"level=info", 1},
-                                                        {"level=warning", 2}, {"level=debug", 1}, {"DEBUG", 1}};
+                                                        {"level=warning", 2}, {"level=debug", 1}, {"[DEBUG]", 1}, {" DEBUG ", 1}};
   int level = 0;
   for (const auto& [m, lv] : markers)
     if (t.find(m) != std::string::npos) level = std::max(level, lv);
@@ -759,8 +765,6 @@ bool is_command_line(std::string_view t) {
          t.substr(colon, end - colon).find(' ') == std::string_view::npos;
 }
 
-// Whether a line says that something failed. Info-level lines are held to the strong words only
-// (start-up chatter says "failed to ..." of things that do not matter); others to all.
 // A setting as programs print their configuration: "NCCL_ASYNC_ERROR_HANDLING: 0", "TORCH_SHOW_CPP_STACKTRACES=1",
 // "CUDA_LAUNCH_BLOCKING: 1". Its name's words ("ERROR") say nothing failed.
 bool is_setting_line(std::string_view t) {
@@ -784,6 +788,8 @@ bool is_setting_line(std::string_view t) {
   return value.size() <= 40 && value.find(' ') == std::string_view::npos;
 }
 
+// Whether a line says that something failed. Info-level lines are held to the strong words only
+// (start-up chatter says "failed to ..." of things that do not matter); others to all.
 bool says_failure(const LogLine& L, int level) {
   if (is_command_line(L.text) || is_setting_line(L.text)) return false;
   // An info or warning line that says what it reports can be ignored: "WARNING ... The following error message
@@ -1222,6 +1228,10 @@ size_t find_container_prompt(std::string_view lower) {
 }
 
 const std::vector<Setting>& settings() {
+  static const std::vector<const char*> container = {"docker run", "docker: error response from daemon", "docker exec",
+                                                     "docker compose", "podman ", "kubectl", "kubelet", "enroot", "pyxis",
+                                                     "apptainer", "singularity", "nvidia-container-cli", "oci runtime",
+                                                     "containerd"};
   static const std::vector<const char*> wsl = {"/usr/lib/wsl/", "microsoft-standard-wsl", "wsl2", "wsl 2", "(wsl)", " wsl ", "wsl:"};
   static const std::vector<const char*> no_device = {"driver-not-loaded", "no-gpu-visible", "gpu-init-failed", "cudaErrorNoDevice",
                                                      "CUDA_ERROR_NO_DEVICE", "NVML_ERROR_DRIVER_NOT_LOADED"};
@@ -1249,9 +1259,7 @@ const std::vector<Setting>& settings() {
        "Under WSL 2: update the Windows NVIDIA driver and WSL (wsl --update, then wsl --shutdown); nvidia-smi must work in Windows "
        "first; remove any Linux nvidia-driver / nvidia-utils package installed inside WSL",
        find_windows_host_prompt},
-      {"container-no-gpu",
-       {"docker run", "docker: error response from daemon", "docker exec", "docker compose", "podman ", "kubectl", "kubelet", "enroot",
-        "pyxis", "apptainer", "singularity", "nvidia-container-cli", "oci runtime", "containerd"},
+      {"container-no-gpu", container,
        {"driver-not-loaded", "no-gpu-visible", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "NVML_ERROR_LIBRARY_NOT_FOUND",
         "NVML_ERROR_DRIVER_NOT_LOADED", "libcuda.so", "libcuda.so.1", "libnvidia-ml.so.1"},
        "inside a container the driver and the GPU are the host's, passed in by the NVIDIA container runtime: this container did not get them",
@@ -1269,10 +1277,7 @@ const std::vector<Setting>& settings() {
        "Install the AMD HIP SDK version your ZLUDA build is made for, with %HIP_PATH%bin on PATH ;; Let the app set ZLUDA up "
        "again (delete its .zluda folder / reinstall with the ZLUDA option); for an unsupported gfx target add the matching "
        "rocBLAS library files ;; If one operation stays unsupported, turn that feature off (e.g. cuDNN, flash attention) in the app"},
-      {"container-no-gpu",
-       {"docker run", "docker: error response from daemon", "docker exec", "docker compose", "podman ", "kubectl", "apptainer",
-        "singularity"},
-       {"rocm-no-kfd"},
+      {"container-no-gpu", container, {"rocm-no-kfd"},
        "inside a container /dev/kfd and /dev/dri are the host's, passed in as devices: this container did not get them",
        "Run the container with the AMD GPU's devices: docker run --device=/dev/kfd --device=/dev/dri --group-add video "
        "--group-add render ... (compose: devices: [/dev/kfd, /dev/dri]) ;; Check the host first: ls /dev/kfd and rocminfo on the host",
