@@ -672,7 +672,9 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
                         // a configuration printout between info lines: the setting's name is no failure
                         "I0719 10:50:33.485718 219407 pg.cpp:482] [Rank 3] Frob group initialized with following options:\n"
                         "FROB_ASYNC_ERROR_HANDLING: 0\nFROB_BLOCKING_WAIT: 0\nTIMEOUT(ms): 1800000",
-                        "srun: warning: can't run 1 processes on 8 nodes, setting nnodes to 1"}) {
+                        "srun: warning: can't run 1 processes on 8 nodes, setting nnodes to 1",
+                        // no level marker, but the line says how to quiet it
+                        "Emulate Frob CLI using podman. Create /etc/containers/nofrob to quiet msg."}) {
     const auto m = ex().explain(t);
     ASSERT_EQ(m.size(), 1u) << t << ": " << roots(m);
     EXPECT_EQ(m.front().code, "log.notice") << t;
