@@ -126,6 +126,7 @@ class Reader {
       const std::string_view u = undecorated(raw);
       if (u.empty()) continue;
       nvidia_smi_line(i, raw);
+      if (smi_csv_line(i, u)) continue;
       framework_device_line(i, raw);
       tensorflow_build_info(i, raw);
       if (query(i, u)) continue;
@@ -209,6 +210,52 @@ class Reader {
     const std::string_view after = trim(t.substr(gap));
     for (std::string_view mode : {"On ", "Off ", "On|", "Off|", "WDDM", "TCC", "MCDM"})
       if (after.starts_with(mode)) return add_gpu(name, i);
+  }
+
+  // nvidia-smi --query-gpu=name,driver_version,... --format=csv: a header of query fields ("name, driver_version,
+  // memory.total [MiB]"), then one row per GPU ("NVIDIA GeForce RTX 3090, 535.104.05, 24576 MiB"). A row has as
+  // many ", "-separated values as the header; the first other line ends the table.
+  bool smi_csv_line(size_t i, std::string_view u) {
+    const auto fields = split_csv(u);
+    if (!csv_fields_.empty()) {
+      if (fields.size() == csv_fields_.size()) {
+        for (size_t k = 0; k < fields.size(); ++k) {
+          if (csv_fields_[k] == "name") add_gpu(fields[k], i);
+          if (csv_fields_[k] == "driver_version" && r_.driver_version.empty()) {
+            const std::string v = version_word(fields[k]);
+            if (!v.empty()) {
+              r_.driver_version = v;
+              machine(i);
+            }
+          }
+        }
+        return true;
+      }
+      csv_fields_.clear();
+    }
+    if (fields.size() < 2) return false;
+    std::vector<std::string> names;
+    bool known = false;
+    for (std::string_view f : fields) {
+      if (const size_t unit = f.find(" ["); unit != std::string_view::npos && f.ends_with("]")) f = f.substr(0, unit);
+      if (f.empty() || !std::all_of(f.begin(), f.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == '.'; }))
+        return false;
+      known = known || f == "name" || f == "driver_version";
+      names.emplace_back(f);
+    }
+    if (!known) return false;
+    csv_fields_ = std::move(names);
+    return true;
+  }
+  static std::vector<std::string_view> split_csv(std::string_view u) {
+    std::vector<std::string_view> out;
+    for (size_t from = 0;;) {
+      const size_t comma = u.find(", ", from);
+      out.push_back(trim(u.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from)));
+      if (comma == std::string_view::npos) break;
+      from = comma + 2;
+    }
+    return out;
   }
 
   // TensorFlow's "Created device /job:localhost/.../device:GPU:0 with 5471 MB memory:  -> device: 0, name:
@@ -468,6 +515,7 @@ class Reader {
   EnvReport r_;
   std::optional<size_t> tutorial_answer_;
   bool gpu_none_ = false;
+  std::vector<std::string> csv_fields_;  // the query fields of an nvidia-smi --format=csv table being read
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Parser for the environment reports people paste next to an error (or instead of one): PyTorch's
 // `python -m torch.utils.collect_env` (vLLM's collect_env prints the same keys), the Hugging Face
 // `transformers-cli env` / `accelerate env` / `diffusers-cli env` lists ("- PyTorch version (GPU?):
-// 2.0.1+cu118 (True)"), nvidia-smi's table (driver version, GPU names), and a Python session's
+// 2.0.1+cu118 (True)"), nvidia-smi's table (driver version, GPU names) and its --query-gpu CSV, and a Python session's
 // answers to the usual checks (`torch.cuda.is_available()` then `False`, `torch.__version__`,
 // `tf.config.list_physical_devices('GPU')` then `[]`, TensorFlow's "Num GPUs Available: 0",
 // device_lib's list, `jax.devices()`, `jax.print_environment_info()`, `tf.sysconfig.get_build_info()`). Only facts, as the paste states them; the doctor's rules judge

@@ -1445,6 +1445,20 @@ TEST(ExplainEnvReport, ReadsHuggingFaceListsSessionsAndNvidiaSmi) {
   ASSERT_EQ(smi.gpus.size(), 1u);
   EXPECT_EQ(smi.gpus[0], "Tesla V100-PCIE...");
   EXPECT_TRUE(smi.empty());  // machine facts alone: nothing about a framework to judge
+  // nvidia-smi --query-gpu=... --format=csv: the header names the columns (two real outputs).
+  const auto csv = parse::read_env_report(
+      "name, driver_version, memory.total [MiB]\nNVIDIA L40, 580.126.09, 46068 MiB\nNVIDIA L40, 580.126.09, 46068 MiB\n");
+  EXPECT_EQ(csv.driver_version, "580.126.09");
+  ASSERT_EQ(csv.gpus.size(), 1u);
+  EXPECT_EQ(csv.gpus[0], "NVIDIA L40");
+  const auto indexed = parse::read_env_report(
+      "index, name, driver_version, memory.total [MiB], clocks.max.sm [MHz], clocks.max.memory [MHz]\n"
+      "0, NVIDIA L40S, 575.51.03, 46068 MiB, 2520 MHz, 9001 MHz\ntorch 2.6.0+cu124 cuda 12.4\n");
+  EXPECT_EQ(indexed.driver_version, "575.51.03");
+  ASSERT_EQ(indexed.gpus.size(), 1u);
+  EXPECT_EQ(indexed.gpus[0], "NVIDIA L40S");
+  // Prose with commas, or a header without a GPU's name or driver, is no table.
+  EXPECT_TRUE(parse::read_env_report("alpha, beta, gamma\nNVIDIA L40, 580.126.09, 46068 MiB\n").gpus.empty());
 }
 
 TEST(ExplainEnvReport, ReadsPackageListsBesideNvidiaSmi) {
