@@ -129,7 +129,7 @@ class Reader {
       if (smi_csv_line(i, u)) continue;
       framework_device_line(i, raw);
       tensorflow_build_info(i, raw);
-      if (query(i, u)) continue;
+      if (query(i, u) || python_one_liner(i, u)) continue;
       if (package_line(i, u)) continue;
       // TensorFlow's tutorial check: print("GPU is", "available" if tf.config.list_physical_devices("GPU")
       // else "NOT AVAILABLE"); TensorFlow's only when the report names TensorFlow.
@@ -352,6 +352,71 @@ class Reader {
       }
     }
     return {};
+  }
+
+  // The usual check as a shell one-liner: `python -c "import torch; print(torch.cuda.is_available())"`, or
+  // `print(torch.__version__, torch.cuda.is_available())`, and what it printed on the next line: each printed
+  // expression's value, separated by spaces.
+  bool python_one_liner(size_t i, std::string_view u) {
+    if (!u.starts_with("python") && !u.starts_with("py ")) return false;
+    const size_t c = u.find(" -c ");
+    if (c == std::string_view::npos) return false;
+    std::string_view code = trim(u.substr(c + 4));
+    if (code.size() >= 2 && (code.front() == '"' || code.front() == '\'') && code.back() == code.front())
+      code = code.substr(1, code.size() - 2);
+    const size_t p = code.rfind("print(");
+    if (p == std::string_view::npos || !code.ends_with(")")) return false;
+    std::vector<std::string> args;  // the printed expressions, spaces dropped, quotes single
+    std::string cur;
+    int depth = 0;
+    for (char ch : code.substr(p + 6, code.size() - p - 7)) {
+      if (ch == '(' || ch == '[') ++depth;
+      if (ch == ')' || ch == ']') --depth;
+      if (ch == ',' && depth == 0) {
+        args.push_back(cur);
+        cur.clear();
+      } else if (ch != ' ') {
+        cur += ch == '"' ? '\'' : ch;
+      }
+    }
+    args.push_back(cur);
+    size_t j = i + 1;
+    while (j < lines_.size() && j <= i + 3 && trim(lines_[j]).empty()) ++j;
+    if (j >= lines_.size() || j > i + 3) return false;
+    std::vector<std::string_view> values;
+    const std::string_view out = trim(lines_[j]);
+    for (size_t from = 0; from < out.size();) {
+      const size_t sp = out.find(' ', from);
+      const std::string_view v = out.substr(from, sp == std::string_view::npos ? std::string_view::npos : sp - from);
+      if (!v.empty()) values.push_back(v);
+      if (sp == std::string_view::npos) break;
+      from = sp + 1;
+    }
+    if (values.size() != args.size()) return false;
+    bool used = false;
+    for (size_t k = 0; k < args.size(); ++k) {
+      const std::string& a = args[k];
+      const std::string_view v = values[k];
+      if (a == "torch.cuda.is_available()") {
+        if (const auto b = bool_word(v)) set_sees("pytorch", *b, i), said(fw("pytorch", i), j), used = true;
+      } else if (a == "torch.cuda.device_count()" && all_digits(v)) {
+        set_sees("pytorch", v != "0", i), said(fw("pytorch", i), j), used = true;
+      } else if (a == "torch.__version__" && !version_word(v).empty()) {
+        set_version("pytorch", v, j), said(fw("pytorch", i), i), used = true;
+      } else if (a == "torch.version.cuda") {
+        auto& f = fw("pytorch", i);
+        if (v == "None") f.built_cuda = "none";
+        else if (!version_word(v).empty()) f.built_cuda = version_word(v);
+        said(f, i), said(f, j), used = true;
+      } else if ((a == "tf.__version__" || a == "tensorflow.__version__") && !version_word(v).empty()) {
+        set_version("tensorflow", v, j), said(fw("tensorflow", i), i), used = true;
+      } else if ((a == "len(tf.config.list_physical_devices('GPU'))" ||
+                  a == "len(tf.config.experimental.list_physical_devices('GPU'))") &&
+                 all_digits(v)) {
+        set_sees("tensorflow", v != "0", i), said(fw("tensorflow", i), j), used = true;
+      }
+    }
+    return used;
   }
 
   // A check typed at a prompt or printed by a script, and the answer under it.

@@ -1457,6 +1457,21 @@ TEST(ExplainEnvReport, ReadsHuggingFaceListsSessionsAndNvidiaSmi) {
   EXPECT_EQ(indexed.driver_version, "575.51.03");
   ASSERT_EQ(indexed.gpus.size(), 1u);
   EXPECT_EQ(indexed.gpus[0], "NVIDIA L40S");
+  // The check as a shell one-liner, and what it printed.
+  const auto one = parse::read_env_report("$ python -c \"import torch; print(torch.cuda.is_available())\"\nFalse\n");
+  ASSERT_EQ(one.frameworks.size(), 1u);
+  EXPECT_EQ(one.frameworks[0].sees_gpu, std::optional<bool>(false));
+  EXPECT_TRUE(one.frameworks[0].asked);
+  const auto two = parse::read_env_report(
+      "python3 -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'\n2.1.0+cu121 12.1 True\n");
+  ASSERT_EQ(two.frameworks.size(), 1u);
+  EXPECT_EQ(two.frameworks[0].version, "2.1.0+cu121");
+  EXPECT_EQ(two.frameworks[0].built_cuda.value_or("?"), "12.1");
+  EXPECT_EQ(two.frameworks[0].sees_gpu, std::optional<bool>(true));
+  // A one-liner that failed, or printed something else, says nothing.
+  EXPECT_TRUE(parse::read_env_report("python -c \"import torch; print(torch.cuda.is_available())\"\n"
+                                     "Traceback (most recent call last):\n").empty());
+  EXPECT_TRUE(parse::read_env_report("python -c \"print(1 + 1)\"\n2\n").empty());
   // Prose with commas, or a header without a GPU's name or driver, is no table.
   EXPECT_TRUE(parse::read_env_report("alpha, beta, gamma\nNVIDIA L40, 580.126.09, 46068 MiB\n").gpus.empty());
 }
