@@ -746,6 +746,15 @@ bool is_command_line(std::string_view t) {
   t.remove_prefix(p);
   for (const char* prefix : {"+ ", "$ ", "# ", ">>> ", "... "})
     if (t.starts_with(prefix)) return true;
+  // A virtualenv's or conda environment's name before the prompt: "(base) C:\\Users\\me>python app.py",
+  // "(venv) me@host:~$ python t.py".
+  if (t.starts_with("(")) {
+    const size_t close = t.find(") ");
+    if (close != std::string_view::npos && close < 40 &&
+        std::all_of(t.begin() + 1, t.begin() + static_cast<std::ptrdiff_t>(close),
+                    [](char c) { return is_word_char(c) || c == '-' || c == '.'; }))
+      t.remove_prefix(close + 2);
+  }
   if (t.starts_with("PS ") && t.size() > 5 && t[4] == ':' && t[5] == '\\') return t.find("> ") != std::string_view::npos;
   if (t.size() > 3 && t[1] == ':' && t[2] == '\\' && ((t[0] >= 'A' && t[0] <= 'Z') || (t[0] >= 'a' && t[0] <= 'z'))) {
     const size_t gt = t.find('>');

@@ -28,6 +28,14 @@ bool contains(std::string_view s, std::string_view p) { return s.find(p) != std:
 // Python or IPython prompt, a table's border.
 std::string_view undecorated(std::string_view s) {
   s = trim(s);
+  if (s.starts_with("(")) {  // a virtualenv's or conda environment's name before a prompt: "(venv) $ python ..."
+    const size_t close = s.find(") ");
+    if (close != std::string_view::npos && close < 40 && s.substr(close + 2).find_first_of("$#>") < 60)
+      s = trim(s.substr(close + 2));
+  }
+  if (const size_t dollar = s.find("$ "); dollar != std::string_view::npos && dollar < 60 && s.find('@') < dollar &&
+                                          s.find(' ') > s.find('@'))
+    s = trim(s.substr(dollar + 2));  // a prompt "me@host:~/dir$ python ..." (no space before the '@')
   for (std::string_view prompt : {">>> ", "... ", "$ ", "# ", "> "})  // "> ": a markdown quote
     if (s.starts_with(prompt)) s = trim(s.substr(prompt.size()));
   if (s.starts_with("In [")) {  // IPython: "In [3]: torch.cuda.is_available()"

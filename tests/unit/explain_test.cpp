@@ -1174,7 +1174,10 @@ TEST(ExplainStory, ConditionalsAndTypedCommandsDoNotSayAFailure) {
         "WARNING: foo is deprecated and will be removed in 2.0",
         "root@gpu-node:~# modprobe foo --fail-on-error\nWARNING: foo is deprecated",
         "PS C:\\Users\\me> python missing_check.py\nUserWarning: foo is deprecated",
-        "C:\\work>python train.py --no-fail\nWARNING: foo is deprecated"}) {
+        "C:\\work>python train.py --no-fail\nWARNING: foo is deprecated",
+        // an environment's name before the prompt
+        "(base) C:\\Users\\me>python missing_check.py\nUserWarning: foo is deprecated",
+        "(my-env) me@host:~$ python fail_fast.py\nWARNING: foo is deprecated"}) {
     const auto m = ex().explain(t);
     ASSERT_FALSE(m.empty()) << t;
     EXPECT_FALSE(claims_failure(m)) << t << ": " << roots(m);
@@ -1182,7 +1185,8 @@ TEST(ExplainStory, ConditionalsAndTypedCommandsDoNotSayAFailure) {
   // A failure said outright, or a program's own line that merely starts like a path, still counts.
   for (const char* t : {"WARNING: the frob plugin failed to load; if needed, reinstall it",
                         "C:\\work\\run.py: foo failed with exit code 3",
-                        "user@host: connection to the frob service failed"})
+                        "user@host: connection to the frob service failed",
+                        "(note) the frob service failed to start"})
     EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
 }
 
@@ -1468,6 +1472,12 @@ TEST(ExplainEnvReport, ReadsHuggingFaceListsSessionsAndNvidiaSmi) {
   EXPECT_EQ(two.frameworks[0].version, "2.1.0+cu121");
   EXPECT_EQ(two.frameworks[0].built_cuda.value_or("?"), "12.1");
   EXPECT_EQ(two.frameworks[0].sees_gpu, std::optional<bool>(true));
+  const auto venv = parse::read_env_report("(venv) me@box:~/app$ python -c 'import torch; print(torch.cuda.is_available())'\nFalse\n");
+  ASSERT_EQ(venv.frameworks.size(), 1u);
+  EXPECT_EQ(venv.frameworks[0].sees_gpu, std::optional<bool>(false));
+  EXPECT_EQ(parse::read_env_report("me@box:~/app$ python -c 'import torch; print(torch.cuda.is_available())'\nTrue\n")
+                .frameworks.size(),
+            1u);
   // A one-liner that failed, or printed something else, says nothing.
   EXPECT_TRUE(parse::read_env_report("python -c \"import torch; print(torch.cuda.is_available())\"\n"
                                      "Traceback (most recent call last):\n").empty());
