@@ -546,6 +546,9 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       // OptiX's OptixResult (7001-7999) on a line that names OptiX: "Optix call (optixInit()) failed with code
       // 7801 (line 150)", "OptiX error 7804", "optixDeviceContextCreate returned 7051".
       {"optix", R"(\boptix\w*[^\n]{0,80}?\b(?:code|error|result|returned|failed)\b[^\n0-9]{0,12}(7[0-9]{3})\b)", {"optix"}},
+      // ROCm's HSA runtime statuses by number (4096 and up, decimal or hex): "Failed to create memory for IPC, failed
+      // with hsa_status: 4097", "hsa_status_t 0x1008".
+      {"hsa", R"(\bhsa_status(?:_t)?\b[^\n0-9]{0,4}((?:0x[0-9a-fA-F]{4})|4[0-9]{3})\b)", {"hsa_status"}},
       // Intel's Level Zero: "Unknown ze_result_t value: 1879179264", "ze_result 0x70020000".
       {"level-zero", R"(\bze_result(?:_t)?\b[^\n0-9]{0,30}((?:0x[0-9a-fA-F]{8})|[0-9]{10})\b)", {"ze_result"}},
       // The NVIDIA kernel driver's Xid events: "NVRM: Xid (PCI:0000:3b:00): 79, pid=...", "Xid 13, pid=1234, ...".
