@@ -105,7 +105,7 @@ std::string family_label(const std::string& family) {
       {"level-zero", "Level Zero (Intel GPU driver API)"}, {"sycl-ur", "SYCL Unified Runtime (Intel oneAPI)"},
       {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}, {"vulkan", "Vulkan"},
       {"optix", "OptiX (NVIDIA ray tracing)"}, {"dcgm", "DCGM (NVIDIA Data Center GPU Manager)"},
-      {"rsmi", "ROCm SMI"}, {"amdsmi", "AMD SMI"}};
+      {"rsmi", "ROCm SMI"}, {"amdsmi", "AMD SMI"}, {"opencl", "OpenCL"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -546,6 +546,10 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       // OptiX's OptixResult (7001-7999) on a line that names OptiX: "Optix call (optixInit()) failed with code
       // 7801 (line 150)", "OptiX error 7804", "optixDeviceContextCreate returned 7051".
       {"optix", R"(\boptix\w*[^\n]{0,80}?\b(?:code|error|result|returned|failed)\b[^\n0-9]{0,12}(7[0-9]{3})\b)", {"optix"}},
+      // OpenCL's cl_int errors (negative) after an OpenCL call or the word OpenCL: "clGetPlatformIDs error -1001",
+      // "clBuildProgram failed: -11", "OpenCL error: -5".
+      {"opencl", R"((?:\bcl[A-Z][A-Za-z]+\b|\b[Oo]pen[Cc][Ll]\b)[^\n]{0,40}?\b(?:error|failed|returned|code|status|result)\b[^\n0-9-]{0,12}(-[0-9]{1,4})\b)",
+       {"clget", "clbuild", "clcreate", "clenqueue", "clset", "clwait", "clfinish", "opencl"}},
       // ROCm's HSA runtime statuses by number (4096 and up, decimal or hex): "Failed to create memory for IPC, failed
       // with hsa_status: 4097", "hsa_status_t 0x1008".
       {"hsa", R"(\bhsa_status(?:_t)?\b[^\n0-9]{0,4}((?:0x[0-9a-fA-F]{4})|4[0-9]{3})\b)", {"hsa_status"}},

@@ -423,6 +423,10 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
       // NVML's numbers where the line says NVML (T-Rex, Go and Rust wrappers).
       {"WARN: NVML: can't get GPU #0, error code 15", "NVML_ERROR_GPU_IS_LOST"},
       {"nvmlInit failed with error 9", "NVML_ERROR_DRIVER_NOT_LOADED"},
+      // OpenCL's errors after an OpenCL call or the word OpenCL (OpenVINO's clDNN, hashcat, OpenCV).
+      {"Failed to create plugin libclDNNPlugin.so for device GPU [CLDNN ERROR]. clGetPlatformIDs error -1001",
+       "opencl-icd-missing"},
+      {"clBuildProgram failed: -11", "CL_BUILD_PROGRAM_FAILURE"},
       // HSA's statuses by number where the line says hsa_status (the ROCm runtime's own log lines).
       {":1:rocmemory.cpp :1043: Failed to create memory for IPC, failed with hsa_status: 4097",
        "HSA_STATUS_ERROR_INVALID_ARGUMENT"},
@@ -443,7 +447,7 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
                         "vkCreateInstance took 3 ms (layers -2 skipped)", "The upload failed -5 times",
                         "ze_result_t zeInit: ZE_RESULT_SUCCESS, driver version 16777216 (1.3.26918)",
                         "NVML library version: 535.129.03 (error reporting on)", "nvml status page: 15 GPUs",
-                        "hsa_status 0 (success) after 4097 calls",
+                        "hsa_status 0 (success) after 4097 calls", "clang error: -1 is not a valid option value",
                         "the render failed with code 7801 (see the log)", "OptiX 7.7 loaded, 7050 rays per second",
                         "time=\"2024-02-28T16:29:11+01:00\" level=info msg=\"Not collecting CPU metrics; Error retrieving DCGM "
                         "MIG hierarchy: This request is serviced by a module of DCGM that is not currently loaded\""})
