@@ -405,19 +405,8 @@ class Reader {
     for (size_t k = 0; k < args.size(); ++k) {
       const std::string& a = args[k];
       const std::string_view v = values[k];
-      if (a == "torch.cuda.is_available()") {
-        if (const auto b = bool_word(v)) set_sees("pytorch", *b, i), said(fw("pytorch", i), j), used = true;
-      } else if (a == "torch.cuda.device_count()" && all_digits(v)) {
-        set_sees("pytorch", v != "0", i), said(fw("pytorch", i), j), used = true;
-      } else if (a == "torch.__version__" && !version_word(v).empty()) {
-        set_version("pytorch", v, j), said(fw("pytorch", i), i), used = true;
-      } else if (a == "torch.version.cuda") {
-        auto& f = fw("pytorch", i);
-        if (v == "None") f.built_cuda = "none";
-        else if (!version_word(v).empty()) f.built_cuda = version_word(v);
-        said(f, i), said(f, j), used = true;
-      } else if ((a == "tf.__version__" || a == "tensorflow.__version__") && !version_word(v).empty()) {
-        set_version("tensorflow", v, j), said(fw("tensorflow", i), i), used = true;
+      if (const auto recorded = scalar_answer(a, v, i, j)) {
+        used = used || *recorded;
       } else if ((a == "len(tf.config.list_physical_devices('GPU'))" ||
                   a == "len(tf.config.experimental.list_physical_devices('GPU'))") &&
                  all_digits(v)) {
@@ -425,6 +414,55 @@ class Reader {
       }
     }
     return used;
+  }
+
+  // The checks whose answer is one value (a bool, a count, a version), `q` as query() normalises it (no
+  // spaces, single quotes): typed at a prompt (query) or printed by a one-liner (python_one_liner).
+  static bool is_scalar_query(const std::string& q) {
+    for (const char* k : {"torch.cuda.is_available()", "torch.cuda.device_count()", "torch.__version__", "torch.version.cuda",
+                          "tf.__version__", "tensorflow.__version__", "tf.test.is_gpu_available()", "tf.test.is_built_with_cuda()"})
+      if (q == k) return true;
+    return false;
+  }
+  // Records what value `a` (printed at line `at`) says for check `q` (at line `i`). nullopt: not such a
+  // check; else whether the value said something.
+  std::optional<bool> scalar_answer(const std::string& q, std::string_view a, size_t i, size_t at) {
+    if (!is_scalar_query(q)) return std::nullopt;
+    if (q == "torch.cuda.is_available()") {
+      const auto b = bool_word(a);
+      if (b) set_sees("pytorch", *b, i), said(fw("pytorch", i), at);
+      return b.has_value();
+    }
+    if (q == "torch.cuda.device_count()") {
+      if (!all_digits(a)) return false;
+      set_sees("pytorch", a != "0", i), said(fw("pytorch", i), at);
+      return true;
+    }
+    if (q == "torch.__version__") {
+      if (version_word(a).empty()) return false;
+      set_version("pytorch", a, at), said(fw("pytorch", i), i);
+      return true;
+    }
+    if (q == "torch.version.cuda") {
+      auto& f = fw("pytorch", i);
+      if (a == "None") f.built_cuda = "none";
+      else if (!version_word(a).empty()) f.built_cuda = version_word(a);
+      else return false;
+      said(f, i), said(f, at);
+      return true;
+    }
+    if (q == "tf.__version__" || q == "tensorflow.__version__") {
+      if (version_word(a).empty()) return false;
+      set_version("tensorflow", a, at), said(fw("tensorflow", i), i);
+      return true;
+    }
+    const auto b = bool_word(a);  // tf.test.is_gpu_available() / is_built_with_cuda()
+    if (!b) return false;
+    auto& f = fw("tensorflow", i);
+    if (q == "tf.test.is_gpu_available()") set_sees("tensorflow", *b, i);
+    else if (!*b && !f.built_cuda) f.built_cuda = "none";
+    said(f, i), said(f, at);
+    return true;
   }
 
   // A check typed at a prompt or printed by a script, and the answer under it.
@@ -438,33 +476,9 @@ class Reader {
     q.erase(std::remove(q.begin(), q.end(), ' '), q.end());
     std::replace(q.begin(), q.end(), '"', '\'');
     size_t at = 0;
-    if (q == "torch.cuda.is_available()") {
-      const auto b = bool_word(answer_after(i, &at));
-      if (b) set_sees("pytorch", *b, i), said(fw("pytorch", i), at);
-      return true;
-    }
-    if (q == "torch.cuda.device_count()") {
+    if (is_scalar_query(q)) {
       const std::string_view a = answer_after(i, &at);
-      if (all_digits(a)) set_sees("pytorch", a != "0", i), said(fw("pytorch", i), at);
-      return true;
-    }
-    if (q == "torch.__version__") {
-      const std::string_view a = answer_after(i, &at);
-      if (!version_word(a).empty()) set_version("pytorch", a, at), said(fw("pytorch", i), i);
-      return true;
-    }
-    if (q == "torch.version.cuda") {
-      const std::string_view a = answer_after(i, &at);
-      auto& f = fw("pytorch", i);
-      if (a == "None") f.built_cuda = "none";
-      else if (!version_word(a).empty()) f.built_cuda = version_word(a);
-      else return true;
-      said(f, i), said(f, at);
-      return true;
-    }
-    if (q == "tf.__version__" || q == "tensorflow.__version__") {
-      const std::string_view a = answer_after(i, &at);
-      if (!version_word(a).empty()) set_version("tensorflow", a, at), said(fw("tensorflow", i), i);
+      scalar_answer(q, a, i, at);
       return true;
     }
     const bool tf_list = contains(q, "list_physical_devices('GPU')") || contains(q, "list_physical_devices(device_type='GPU')");
@@ -472,15 +486,6 @@ class Reader {
       const std::string_view a = answer_after(i, &at);
       if (a == "[]") set_sees("tensorflow", false, i), said(fw("tensorflow", i), at);
       else if (a.starts_with("[PhysicalDevice(") && contains(a, "GPU")) set_sees("tensorflow", true, i), said(fw("tensorflow", i), at);
-      return true;
-    }
-    if (q == "tf.test.is_gpu_available()" || q == "tf.test.is_built_with_cuda()") {
-      const auto b = bool_word(answer_after(i, &at));
-      if (!b) return true;
-      auto& f = fw("tensorflow", i);
-      if (q == "tf.test.is_gpu_available()") set_sees("tensorflow", *b, i);
-      else if (!*b && !f.built_cuda) f.built_cuda = "none";
-      said(f, i), said(f, at);
       return true;
     }
     if (q == "jax.devices()" || q == "jax.default_backend()") {

@@ -1449,26 +1449,26 @@ TEST(ExplainEnvReport, ReadsHuggingFaceListsSessionsAndNvidiaSmi) {
   EXPECT_EQ(s.frameworks[0].sees_gpu, std::optional<bool>(false));
   EXPECT_EQ(s.frameworks[0].line, 2u);
 
+  // The machine facts a paste states: the driver and the one GPU model.
+  auto expect_machine = [](const parse::EnvReport& r, const char* driver, const char* gpu) {
+    EXPECT_EQ(r.driver_version, driver);
+    ASSERT_EQ(r.gpus.size(), 1u);
+    EXPECT_EQ(r.gpus[0], gpu);
+  };
   // nvidia-smi's table (pytorch/pytorch#43058's reporter pasted it under the report).
   const auto smi = parse::read_env_report(
       "| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |\n"
       "|   0  Tesla V100-PCIE...  Off  | 00000000:3B:00.0 Off |                    0 |\n");
-  EXPECT_EQ(smi.driver_version, "418.67");
-  ASSERT_EQ(smi.gpus.size(), 1u);
-  EXPECT_EQ(smi.gpus[0], "Tesla V100-PCIE...");
+  expect_machine(smi, "418.67", "Tesla V100-PCIE...");
   EXPECT_TRUE(smi.empty());  // machine facts alone: nothing about a framework to judge
   // nvidia-smi --query-gpu=... --format=csv: the header names the columns (two real outputs).
-  const auto csv = parse::read_env_report(
-      "name, driver_version, memory.total [MiB]\nNVIDIA L40, 580.126.09, 46068 MiB\nNVIDIA L40, 580.126.09, 46068 MiB\n");
-  EXPECT_EQ(csv.driver_version, "580.126.09");
-  ASSERT_EQ(csv.gpus.size(), 1u);
-  EXPECT_EQ(csv.gpus[0], "NVIDIA L40");
-  const auto indexed = parse::read_env_report(
-      "index, name, driver_version, memory.total [MiB], clocks.max.sm [MHz], clocks.max.memory [MHz]\n"
-      "0, NVIDIA L40S, 575.51.03, 46068 MiB, 2520 MHz, 9001 MHz\ntorch 2.6.0+cu124 cuda 12.4\n");
-  EXPECT_EQ(indexed.driver_version, "575.51.03");
-  ASSERT_EQ(indexed.gpus.size(), 1u);
-  EXPECT_EQ(indexed.gpus[0], "NVIDIA L40S");
+  expect_machine(parse::read_env_report("name, driver_version, memory.total [MiB]\nNVIDIA L40, 580.126.09, 46068 MiB\n"
+                                        "NVIDIA L40, 580.126.09, 46068 MiB\n"),
+                 "580.126.09", "NVIDIA L40");
+  expect_machine(parse::read_env_report(
+                     "index, name, driver_version, memory.total [MiB], clocks.max.sm [MHz], clocks.max.memory [MHz]\n"
+                     "0, NVIDIA L40S, 575.51.03, 46068 MiB, 2520 MHz, 9001 MHz\ntorch 2.6.0+cu124 cuda 12.4\n"),
+                 "575.51.03", "NVIDIA L40S");
   // The check as a shell one-liner, and what it printed.
   const auto one = parse::read_env_report("$ python -c \"import torch; print(torch.cuda.is_available())\"\nFalse\n");
   ASSERT_EQ(one.frameworks.size(), 1u);
