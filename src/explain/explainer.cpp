@@ -188,6 +188,23 @@ std::string shown(std::string_view line) {
   return s;
 }
 
+// A row's cause or fix line with "$1".."$9" replaced by what that group of its pattern captured on
+// the line (cut like evidence); a group that captured nothing reads "(see the line)".
+std::string with_groups(const std::string& text, const std::vector<std::string>& groups) {
+  if (text.find('$') == std::string::npos) return text;
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '$' && i + 1 < text.size() && text[i + 1] >= '1' && text[i + 1] <= '9') {
+      const size_t g = static_cast<size_t>(text[i + 1] - '1');
+      out += g < groups.size() && !groups[g].empty() ? shown(groups[g]) : "(see the line)";
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
@@ -1678,13 +1695,13 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       Found f;
       f.m.code = row.code;
       f.m.title = row.title;
-      f.m.cause = row.cause;
-      f.m.fix = row.fix;
       f.m.harmless = row.harmless();
       f.m.line = L.number;
       f.m.tier = row.kind == "generic" ? 0 : 3;
       f.m.evidence.push_back("your text: " + shown(L.text));
       for (const auto& g : hit->groups) f.m.groups.push_back(g.value_or(""));
+      f.m.cause = with_groups(row.cause, f.m.groups);
+      for (const auto& line : row.fix) f.m.fix.push_back(with_groups(line, f.m.groups));
       for (const auto& t : row.root) {
         if (t.size() == 2 && t[0] == '$' && parse::is_digit(t[1])) {  // "$1": the library the line names
           const size_t gi = static_cast<size_t>(t[1] - '1');

@@ -146,6 +146,25 @@ TEST(Explain, OtherVersionNumbersStillMatch) {
   }
 }
 
+TEST(Explain, CauseAndFixNameWhatTheLineCaptured) {
+  // Rows write "$1" in their cause or fix for what their pattern captured on the line (a version, an
+  // instance type): the answer shows the value, never the placeholder.
+  const auto m = ex().explain("nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < image 8.0");
+  ASSERT_TRUE(has_code(m, "nvidia-docker.driver-older-than-image")) << codes(m);
+  EXPECT_NE(m[0].cause.find("(7.5)"), std::string::npos) << m[0].cause;
+  EXPECT_EQ(m[0].cause.find('$'), std::string::npos) << m[0].cause;
+  std::string fixes;
+  for (const auto& f : m[0].fix) fixes += f + "\n";
+  EXPECT_NE(fixes.find("supports CUDA 8.0"), std::string::npos) << fixes;
+  EXPECT_EQ(fixes.find("$1"), std::string::npos) << fixes;
+  for (const auto& r : knowledge::Compat::embedded().error_signatures) {
+    const auto got = ex().explain(r.example);
+    const auto it = std::find_if(got.begin(), got.end(), [&](const auto& x) { return x.code == r.code; });
+    if (it == got.end()) continue;  // EverySignatureMatchesItsRealReports reports those
+    EXPECT_EQ(it->cause.find("$1"), std::string::npos) << r.code << ": " << it->cause;
+  }
+}
+
 TEST(Explain, OrdinaryOutputIsNotAFailure) {
   const char* texts[] = {
       "Epoch 1/10\n1875/1875 [==============================] - 10s 5ms/step - loss: 0.2981 - accuracy: 0.9134",
