@@ -1048,14 +1048,18 @@ const std::vector<ConditionTopic>& condition_topics() {
        "install a build of the program for an older CUDA release that this driver supports"},
       {"words.cpu-only-build", "cpu-only-build",
        {"not compiled with", "built without", "compiled without", "cpu-only", "cpu only build", "no cuda support",
-        "without cuda support", "without gpu support", "not built with cuda", "not built with gpu"},
-       {{"cuda", "gpu", "rocm", "hip", "xpu"}, {"torch", "tensorflow", "jax", "paddle", "mxnet", "onnxruntime", "cupy"}},
+        "without cuda support", "without gpu support", "not built with cuda", "not built with gpu", "cpu only version",
+        "cpu-only version", "not enabled in this build", "is not enabled", "wasn't built with", "was not built with"},
+       {{"cuda", "gpu", "rocm", "hip", "xpu"},
+        {"torch", "tensorflow", "jax", "paddle", "mxnet", "onnxruntime", "cupy", "lightgbm", "xgboost", "catboost", "llama",
+         "ggml", "faiss", "ctranslate2", "opencv", "dlib"}},
        "A CPU-only build of the framework is installed",
        "Install the framework's GPU build (PyTorch: the +cuXXX wheel from download.pytorch.org/whl/cuXXX; TensorFlow: "
        "pip install tensorflow[and-cuda]; JAX: pip install jax[cuda12]) in this environment, after uninstalling the CPU one"},
       {"words.cuda-ext-not-built", "cuda-ext-not-built",
        {"not compiled with", "built without", "compiled without", "no cuda support", "without cuda support",
-        "without gpu support", "not built with cuda", "not built with gpu"},
+        "without gpu support", "not built with cuda", "not built with gpu", "not enabled in this build", "wasn't built with",
+        "was not built with"},
        {{"cuda", "gpu", "rocm", "hip"}},
        "A library or extension was built without its CUDA/GPU part",
        "Reinstall the library with its GPU build (its +cuXXX wheel, or build from source with CUDA visible: CUDA_HOME set, "
@@ -1074,6 +1078,16 @@ const std::vector<ConditionTopic>& condition_topics() {
        "Check every node reaches MASTER_ADDR:MASTER_PORT (nc -zv host port) and the firewall lets the ports through ;; "
        "Pin the interface: NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME=<interface> on every node ;; Start all ranks, the "
        "master first"},
+      {"words.driver-build-failed", "driver-build-failed",
+       {"failed to build", "build failed", "unable to build", "could not build", "error building", "failed to compile",
+        "compilation failed", "bad return status", "build error", "did not build"},
+       {{"kernel module", "dkms", "nvidia.ko", "nvidia-uvm.ko", "amdgpu.ko", "akmod", "kmod-nvidia", "nvidia-kmod"},
+        {"nvidia", "amdgpu", "fglrx", "radeon", "rock-dkms", "gpu"}},
+       "The GPU driver's kernel module did not build for the running kernel",
+       "Install the headers of the running kernel (Debian/Ubuntu: linux-headers-$(uname -r); Fedora/RHEL: kernel-devel "
+       "matching uname -r) and the compiler the kernel was built with, then rebuild: sudo dkms autoinstall (or reinstall "
+       "the driver package) ;; Read the first error in the module's make.log (/var/lib/dkms/<module>/<version>/build/make.log) "
+       ";; A kernel newer than the driver branch supports needs a newer driver (or the older kernel from the boot menu)"},
       {"words.driver-not-loaded", "driver-not-loaded",
        {"not loaded", "couldn't communicate", "could not communicate", "cannot communicate", "driver not found",
         "not installed", "is not running", "failed to load"},
@@ -1110,7 +1124,8 @@ const std::vector<ConditionTopic>& condition_topics() {
         "no gpus were found", "no gpu detected", "no gpus detected", "no nvidia gpu", "could not find any gpu",
         "could not find a gpu", "found no gpu", "no compatible gpu", "no supported gpu", "no cuda devices", "gpu not found",
         "no gpu available", "no gpus available", "no visible gpu", "no visible cuda device", "no amd gpu",
-        "no rocm-capable device", "no hip gpus"},
+        "no rocm-capable device", "no hip gpus", "cuda unavailable", "cuda is not available", "cuda not available",
+        "no cuda device"},
        {},
        "The process sees no GPU",
        "Check that the GPU is there and the driver loaded: nvidia-smi (AMD: rocm-smi) ;; Check CUDA_VISIBLE_DEVICES / "
@@ -1468,11 +1483,6 @@ void apply_gfx(Match& root, const std::string& lower_paste, const knowledge::Com
                            root.code.rfind("rocm.", 0) == 0 || root.code.rfind("hip.", 0) == 0 ||
                            root.code.rfind("miopen.", 0) == 0 || root.code.rfind("rocblas.", 0) == 0;
   if (!amd_failure) return;
-  const knowledge::RocmGfxRow* g = gfx_of_paste(k, lower_paste);
-  if (!g) return;
-  std::string products;
-  for (size_t i = 0; i < g->products.size() && i < 2; ++i) products += (i ? ", " : "") + g->products[i];
-  const std::string what = fmt::format("{} ({}{}{})", g->gfx, g->generation, products.empty() ? "" : ": ", products);
   std::string set_override;  // HSA_OVERRIDE_GFX_VERSION the paste already sets
   if (const size_t at = lower_paste.find("hsa_override_gfx_version"); at != std::string::npos) {
     size_t v = lower_paste.find_first_of("0123456789", at);
@@ -1482,6 +1492,31 @@ void apply_gfx(Match& root, const std::string& lower_paste, const knowledge::Com
       set_override = lower_paste.substr(v, e - v);
     }
   }
+  const knowledge::RocmGfxRow* g = gfx_of_paste(k, lower_paste);
+  auto note_override = [&](std::string evidence) {
+    if (std::find(root.root.begin(), root.root.end(), "rocm-gfx-override") == root.root.end())
+      root.root.insert(root.root.begin() + (root.root.empty() || root.root.front() != "arch-unsupported" ? 0 : 1),
+                       "rocm-gfx-override");
+    root.evidence.push_back(std::move(evidence));
+  };
+  // The GPU is not named, but the paste forces a target: a kernel that faults, or finds no code
+  // object, under HSA_OVERRIDE_GFX_VERSION runs another target's code on this GPU, the first suspect.
+  if (!g) {
+    if (set_override.empty() || !(missing_kernel || std::any_of(root.root.begin(), root.root.end(), amd))) return;
+    note_override(fmt::format("your text sets HSA_OVERRIDE_GFX_VERSION={}: ROCm then runs the kernels of that target on this "
+                              "GPU, which AMD does not support; a GPU whose own target differs from it fails in this way",
+                              set_override));
+    root.fix.insert(root.fix.begin(),
+                    {"Check the GPU's own target (rocminfo | grep gfx) and that the override is the one for its family "
+                     "(10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x, 9.0.0 for Vega gfx90x), or unset it where the "
+                     "ROCm release supports the GPU natively",
+                     "If it still fails with the right value: the GPU is outside what that target's kernels can run; use a "
+                     "ROCm release or backend (Vulkan) that supports it, or the CPU"});
+    return;
+  }
+  std::string products;
+  for (size_t i = 0; i < g->products.size() && i < 2; ++i) products += (i ? ", " : "") + g->products[i];
+  const std::string what = fmt::format("{} ({}{}{})", g->gfx, g->generation, products.empty() ? "" : ": ", products);
   // The target an override makes the GPU claim to be: 10.3.0 -> gfx1030, 9.0.10 -> gfx90a.
   std::string claimed;
   if (const auto v = Version::parse(set_override); v && v->parts.size() >= 3 && v->parts[2] < 16)
@@ -1499,9 +1534,9 @@ void apply_gfx(Match& root, const std::string& lower_paste, const knowledge::Com
       root.evidence.push_back(fmt::format("the GPU: {} is on ROCm's Linux support list from ROCm {}{}", what, g->first->str(),
                                           g->last ? " to " + g->last->str() : std::string()));
     if (!set_override.empty()) {
-      root.evidence.push_back(fmt::format("your text sets HSA_OVERRIDE_GFX_VERSION={}: {}'s kernels run on this {}, unsupported "
-                                          "by AMD, and this is how that fails when they do not fit",
-                                          set_override, claimed.empty() ? "another target" : claimed, g->gfx));
+      note_override(fmt::format("your text sets HSA_OVERRIDE_GFX_VERSION={}: {}'s kernels run on this {}, unsupported "
+                                "by AMD, and this is how that fails when they do not fit",
+                                set_override, claimed.empty() ? "another target" : claimed, g->gfx));
       if (g->ever_supported())
         fix.push_back(fmt::format("Drop the override and use ROCm {} or newer{}, which has {}'s own kernels", g->first->str(),
                                   g->last ? " (up to " + g->last->str() + ")" : std::string(), g->gfx));

@@ -1082,7 +1082,15 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"fooctl: error: the NVIDIA kernel module is not loaded", "driver-not-loaded"},
       {"Illegal instruction (core dumped)", "illegal-instruction"},
       {"FooError: bf16 is not supported on this GPU (compute capability 7.5)", "dtype-unsupported"},
-      {"error: frob extension: nvcc not found; set CUDA_HOME to the CUDA toolkit", "cuda-toolkit-not-found"}};
+      {"error: frob extension: nvcc not found; set CUDA_HOME to the CUDA toolkit", "cuda-toolkit-not-found"},
+      // Real lines no row names (Launchpad/apport titles of DKMS failures, LightGBM's and Paddle's CPU-only
+      // builds, YOLOv5's select_device assertion).
+      {"PermissionDenied: Cannot use CUDAPlace in CPU only version, Please recompile or reinstall Paddle with CUDA support.",
+       "cpu-only-build"},
+      {"Title: nvidia-dkms-580 580.126.09-0ubuntu3: nvidia kernel module failed to build", "driver-build-failed"},
+      {"Title: rock-dkms 2.10-14: amdgpu kernel module failed to build", "driver-build-failed"},
+      {"[LightGBM] [Fatal] GPU Tree Learner was not enabled in this build.", "cpu-only-build"},
+      {"AssertionError: CUDA unavailable, invalid device 0 requested", "no-gpu-visible"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
     ASSERT_FALSE(m.empty()) << text;
@@ -1104,7 +1112,11 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
                            "OSError: [Errno 28] No space left on device: '/home/me/ckpt'",
                            "requests.exceptions.ConnectionError: connection refused by api.example.com",
                            "ERROR: the download timed out", "ERROR: package foo was built without docs",
-                           "ERROR: cannot allocate memory for the image cache (raise cache_mb)"}) {
+                           "ERROR: cannot allocate memory for the image cache (raise cache_mb)",
+                           // a kernel module that is no GPU driver's (Wi-Fi, a file system), and a setting not enabled
+                           "Title: bcmwl-kernel-source 6.30.223.271+bdcom-0ubuntu5: bcmwl kernel module failed to build",
+                           "BeeGFS client kernel module failed to build due to kernel version mismatch",
+                           "ERROR: telemetry is not enabled in this build of foo"}) {
     const auto m = ex().explain(text);
     EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
         << text << ": " << roots(m);
@@ -1318,6 +1330,18 @@ TEST(ExplainRocm, AGfxTargetNoRocmListsIsTheRootOfAnAmdFault) {
                      "arch-unsupported"));
   // "gfx" inside another word is no target.
   EXPECT_FALSE(names(root_of(ex().explain(fault + "see mygfx1031x.log\n")), "arch-unsupported"));
+  // The GPU unnamed but an override set: the override is the first suspect of a fault, not of running out of memory.
+  const auto forced = ex().explain("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n" + fault);
+  EXPECT_TRUE(names(root_of(forced), "rocm-gfx-override")) << roots(forced);
+  EXPECT_NE(root_of(forced)->fix.front().find("rocminfo"), std::string::npos) << root_of(forced)->fix.front();
+  EXPECT_FALSE(names(root_of(ex().explain(fault)), "rocm-gfx-override"));
+  EXPECT_FALSE(names(root_of(ex().explain("HSA_OVERRIDE_GFX_VERSION=10.3.0\ntorch.cuda.OutOfMemoryError: HIP out of memory. "
+                                          "Tried to allocate 2.00 GiB.\n")),
+                     "rocm-gfx-override"));
+  // A target ROCm never listed, forced to another: both the target and the override.
+  const auto both = ex().explain("HSA_OVERRIDE_GFX_VERSION=10.3.0\n" + fault + "  Name: gfx1031\n");
+  EXPECT_TRUE(names(root_of(both), "arch-unsupported")) << roots(both);
+  EXPECT_TRUE(names(root_of(both), "rocm-gfx-override")) << roots(both);
 }
 
 
