@@ -188,6 +188,12 @@ std::string shown(std::string_view line) {
   return s;
 }
 
+// The line as the paste has it (without what explain put in to read it).
+std::string own_text(const LogLine& L) {
+  if (L.added == 0) return L.text;
+  return L.text.substr(0, L.added_at) + L.text.substr(L.added_at + L.added);
+}
+
 // A row's cause or fix line with "$1".."$9" replaced by what that group of its pattern captured on
 // the line (cut like evidence); a group that captured nothing reads "(see the line)".
 std::string with_groups(const std::string& text, const std::vector<std::string>& groups) {
@@ -963,7 +969,7 @@ std::optional<Match> version_disagreement(const LogLine& L, bool has_word) {
                         topic->name, topic->name);
   x.fix = {topic->fix};
   x.root = {topic->root};
-  x.evidence = {"your text: " + shown(L.text), fmt::format("decoded: versions named: {} and {}", versions[0], *other)};
+  x.evidence = {"your text: " + shown(own_text(L)), fmt::format("decoded: versions named: {} and {}", versions[0], *other)};
   // "torch_sparse has CUDA version 0.0": the extension was built without CUDA at all.
   if (std::string(topic->root) == "cuda-version-mismatch" &&
       std::any_of(versions.begin(), versions.end(), [](const std::string& v) { return v == "0.0"; })) {
@@ -1193,7 +1199,7 @@ std::optional<Match> condition_from_words(const LogLine& L, const std::vector<Li
     x.root = {topic.condition};
     x.line = L.number;
     x.tier = 2;
-    x.evidence.push_back("your text: " + shown(L.text));
+    x.evidence.push_back("your text: " + shown(own_text(L)));
     x.evidence.push_back(fmt::format("decoded: the words of the line name {}", topic.condition));
     return x;
   }
@@ -1615,7 +1621,26 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     kept.append(text.substr(text.size() - kMaxBytes / 2));
     text = kept;
   }
-  const std::vector<LogLine> lines = split_log(text);
+  std::vector<LogLine> lines = split_log(text);
+  // PyTorch and other NCCL users end an NCCL error with "Last error:" and, on the next line, the text of
+  // the NCCL WARN that said why ("socketStartConnect: Connect to ... failed : ...", "Call to ibv_modify_qp
+  // failed ..."): that line is read as the NCCL warning it is.
+  // A launcher's prefix on both lines ("10: " from srun --label, "[rank0]: " from torchrun) stays in front.
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    const std::string_view here = parse::trim(lines[i].lower);
+    constexpr std::string_view kLast = "last error:";
+    if (here.size() < kLast.size() || here.substr(here.size() - kLast.size()) != kLast) continue;
+    const size_t prefix = lines[i].lower.rfind(kLast);
+    bool nccl = false;
+    for (size_t j = i; j > 0 && j + 4 > i && !nccl; --j) nccl = lines[j - 1].lower.find("nccl") != std::string::npos;
+    LogLine& next = lines[i + 1];
+    if (!nccl || next.lower.find("nccl warn") != std::string::npos) continue;
+    const size_t at = next.lower.compare(0, prefix, lines[i].lower, 0, prefix) == 0 ? prefix : 0;
+    next.text.insert(at, "NCCL WARN ");
+    next.lower.insert(at, "nccl warn ");
+    next.added_at = at;
+    next.added = 10;
+  }
   std::string whole_lower;  // the paste in lower case, made when a row with a context needs it
   auto lower_text = [&]() -> const std::string& {
     if (whole_lower.empty() && !text.empty()) whole_lower = parse::ascii_lower(text);
@@ -1733,7 +1758,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       f.m.harmless = row.harmless();
       f.m.line = L.number;
       f.m.tier = row.kind == "generic" ? 0 : 3;
-      f.m.evidence.push_back("your text: " + shown(L.text));
+      f.m.evidence.push_back("your text: " + shown(own_text(L)));
       for (const auto& g : hit->groups) f.m.groups.push_back(g.value_or(""));
       f.m.cause = with_groups(row.cause, f.m.groups);
       for (const auto& line : row.fix) f.m.fix.push_back(with_groups(line, f.m.groups));
@@ -1945,7 +1970,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           f.m.code = ph.code;
           f.m.line = L.number;
           f.m.tier = 3;
-          f.m.evidence.push_back("your text: " + shown(L.text));
+          f.m.evidence.push_back("your text: " + shown(own_text(L)));
           const std::string what = decoded ? fmt::format("{} ({}{})", primary->name, decoded->component,
                                                          decoded->release.empty() ? "" : ", " + decoded->release)
                                            : primary->name;
@@ -2024,7 +2049,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         Found f;
         f.m.line = L.number;
         f.m.tier = 3;
-        f.m.evidence.push_back("your text: " + shown(L.text));
+        f.m.evidence.push_back("your text: " + shown(own_text(L)));
         lib_found = std::move(f);
       }
       lib_found->m.code = "library.glibc-too-old";
@@ -2042,7 +2067,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         f.m.code = "library.libstdcxx-too-old";
         f.m.line = L.number;
         f.m.tier = 3;
-        f.m.evidence.push_back("your text: " + shown(L.text));
+        f.m.evidence.push_back("your text: " + shown(own_text(L)));
         f.m.title = "The C++ runtime found first is older than the program needs";
         f.m.cause = "A libstdc++.so.6 without the GLIBCXX/CXXABI version the extension was built with is loaded first (the system's "
                     "is older, or an environment's older copy shadows a newer one).";
@@ -2073,7 +2098,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       auto cp = m.counterparts.find(r->name);
       Match x = code_match(*r, cp == m.counterparts.end() ? std::vector<std::string>{} : cp->second);
       x.line = L.number;
-      x.evidence.push_back("your text: " + shown(L.text));
+      x.evidence.push_back("your text: " + shown(own_text(L)));
       if (machine && (r->condition == "driver-too-old" || r->condition == "driver-not-loaded")) driver_facts(*machine, x.evidence);
       code_matches.push_back(std::move(x));
     }
@@ -2208,21 +2233,37 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
   // (the user may not open /dev/kfd or /dev/nvidia*, the container got none, the driver is not
   // loaded or mismatched) is the cause ("no ROCm-capable device is detected", then rocminfo's
   // "Unable to open /dev/kfd read-write: Permission denied").
+  //
+  // Likewise an NCCL result ("unhandled system error", ncclInternalError) says only that NCCL failed; the
+  // paste's line that names NCCL's reason (a socket that could not connect, an IB verbs call, /dev/shm,
+  // P2P, the fabric manager), before it or in its "Last error:" after it, is the cause.
   if (root) {
-    static const char* const unseen[] = {"no-gpu-visible", "hipErrorNoDevice", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE"};
-    static const char* const why_unseen[] = {"rocm-permission", "nvidia-device-permission", "container-no-gpu", "rocm-no-kfd",
-                                             "driver-not-loaded", "nvml-driver-mismatch", "wsl-gpu-blocked", "wsl-libcuda"};
     auto has_any = [](const Match& x, const auto& set) {
       return std::any_of(x.root.begin(), x.root.end(), [&](const std::string& t) {
         return std::find(std::begin(set), std::end(set), t) != std::end(set);
       });
     };
-    if (has_any(*root, unseen) && !has_any(*root, why_unseen))
+    static const char* const unseen[] = {"no-gpu-visible", "hipErrorNoDevice", "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE"};
+    static const char* const why_unseen[] = {"rocm-permission", "nvidia-device-permission", "container-no-gpu", "rocm-no-kfd",
+                                             "driver-not-loaded", "nvml-driver-mismatch", "wsl-gpu-blocked", "wsl-libcuda"};
+    static const char* const nccl_result[] = {"ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError",
+                                              "ncclRemoteError", "ncclInvalidUsage", "ncclInvalidArgument"};
+    static const char* const nccl_why[] = {"nccl-network", "nccl-ib", "nccl-shm", "nccl-p2p", "fabric-manager",
+                                           "nccl-lib-mismatch", "nccl-topology-sysfs", "nccl-cumem-unsupported",
+                                           "efa-libfabric-too-old", "gpudirect-rdma-unavailable"};
+    if (has_any(*root, unseen) && !has_any(*root, why_unseen)) {
       for (auto& o : out)
         if (!o.harmless && o.tier >= 2 && o.line > root->line && has_any(o, why_unseen)) {
           root = &o;
           break;
         }
+    } else if (has_any(*root, nccl_result) && !has_any(*root, nccl_why)) {
+      for (auto& o : out)
+        if (!o.harmless && &o != root && has_any(o, nccl_why)) {
+          root = &o;
+          break;
+        }
+    }
   }
   if (root) {
     root->root_cause = true;

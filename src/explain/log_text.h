@@ -18,6 +18,10 @@ struct LogLine {
   size_t number = 0;  // 1-based line of the paste ("\r" segments share their line's number)
   bool indented = false;  // the raw line began with white space (a traceback's code, a continued list)
   size_t width = 0;       // the raw line's length in bytes (a terminal's fixed-width wrap shows as equal widths)
+  // Bytes explain put into `text` at `added_at` to read the line as what it is (an NCCL warning that
+  // PyTorch repeats after "Last error:" without its "NCCL WARN "); evidence shows the line without them.
+  size_t added_at = 0;
+  size_t added = 0;
 };
 
 // The lines of `text` that hold something other than white space.

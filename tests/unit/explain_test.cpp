@@ -1296,6 +1296,32 @@ TEST(ExplainStory, ANoDeviceSymptomGivesWayToTheLaterLineThatSaysWhy) {
   EXPECT_TRUE(names(root_of(other), "no-gpu-visible")) << roots(other);
 }
 
+// An NCCL result says only that NCCL failed; the NCCL warning PyTorch repeats after "Last error:" (without its
+// "NCCL WARN ", behind srun --label's "10: " here: awslabs/awsome-distributed-ai#192) says why, and is the root.
+TEST(ExplainStory, AnNcclResultGivesWayToTheReasonItsLastErrorNames) {
+  const std::string result =
+      "10: torch.distributed.DistBackendError: NCCL error in: /opt/conda/conda-bld/pytorch_1696588393313/work/torch/csrc/"
+      "distributed/c10d/ProcessGroupNCCL.cpp:1331, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL "
+      "version 2.18.5\n10: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
+      "error.\n";
+  const auto m = ex().explain(result + "10: Last error:\n10: socketStartConnect: Connect to 127.0.0.1<45069> failed : "
+                                       "Software caused connection abort\n");
+  ASSERT_NE(root_of(m), nullptr);
+  EXPECT_TRUE(names(root_of(m), "nccl-network")) << roots(m);
+  // The evidence is the line as pasted, without what explain read into it.
+  EXPECT_EQ(root_of(m)->evidence.front(),
+            "your text: 10: socketStartConnect: Connect to 127.0.0.1<45069> failed : Software caused connection abort");
+  // Unprefixed, the same; and a reason printed before the result (the NCCL WARN line itself) too.
+  const auto plain = ex().explain("NCCL error in: ProcessGroupNCCL.cpp:1970, internal error, NCCL version 2.14.3\n"
+                                  "ncclInternalError: Internal check failed.\nLast error:\n"
+                                  "Net : Connect to 10.1.1.5<44317> failed : No route to host\n");
+  EXPECT_TRUE(names(root_of(plain), "nccl-network")) << roots(plain);
+  // The result alone stays the result; a "Last error:" of something else is read as it is.
+  EXPECT_TRUE(names(root_of(ex().explain(result)), "ncclSystemError"));
+  const auto other = ex().explain("Windows Update: Last error:\nsocketStartConnect: Connect to x failed : timed out\n");
+  EXPECT_TRUE(std::none_of(other.begin(), other.end(), [](const explain::Match& x) { return !x.harmless; })) << roots(other);
+}
+
 // An AMD failure on a gfx target no ROCm release lists is that target first, with the override as an
 // unofficial workaround; an override set on a target ROCm lists from a later release says which ROCm
 // has its own kernels; a supported target and a non-AMD failure are left as they are.
