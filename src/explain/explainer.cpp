@@ -750,6 +750,11 @@ int notice_level(const LogLine& L) {
   int level = 0;
   for (const auto& [m, lv] : markers)
     if (t.find(m) != std::string::npos) level = std::max(level, lv);
+  // A logger's level as the line's first word: "DEBUG    Could not load ...", "WARN: ...".
+  for (const auto& [word, lv] : {std::pair<std::string_view, int>{"DEBUG", 1}, {"WARN", 2}})
+    if (t.compare(p, word.size(), word) == 0 && p + word.size() < t.size() &&
+        (t[p + word.size()] == ' ' || t[p + word.size()] == ':' || t[p + word.size()] == ']'))
+      level = std::max(level, lv);
   // A line that says the program goes on without something, or that something is deprecated, is a
   // notice whatever its level marker: "No module 'xformers'. Proceeding without it.", "Falling back
   // to native attention", "X is deprecated. Please use Y instead", "... taints kernel", or that
@@ -1714,6 +1719,9 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       return hit;
     };
     bool repeat = false;
+    std::optional<uint32_t> chosen;
+    std::optional<PatternMatch> chosen_hit;
+    bool chosen_generic = false;
     for (uint32_t id : c) {
       const auto& sig = m.sigs[id];
       const Pattern* re = sig.re();
@@ -1747,33 +1755,46 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
       if (!hit) continue;
       const auto& row = *sig.row;
       if (!row.context.empty() && !context_found(id)) continue;
+      // One signature per line: the first (most specific) in table order, except that a generic row
+      // (a fallback that names no cause: "error running prestart hook: exit status 1") yields to a
+      // specific failure row that matches the same line further on.
+      if (!chosen || (chosen_generic && row.kind == "failure")) {
+        chosen = id;
+        chosen_hit = std::move(hit);
+        chosen_generic = row.kind == "generic";
+      }
+      if (!chosen_generic) break;
+    }
+    if (chosen) {
+      const uint32_t id = *chosen;
+      const auto& row = *m.sigs[id].row;
+      const auto& hit = chosen_hit;
       if (seen_sig[id] >= 0) {
         ++found[static_cast<size_t>(seen_sig[id])].m.count;
         repeat = true;
-        break;
-      }
-      Found f;
-      f.m.code = row.code;
-      f.m.title = row.title;
-      f.m.harmless = row.harmless();
-      f.m.line = L.number;
-      f.m.tier = row.kind == "generic" ? 0 : 3;
-      f.m.evidence.push_back("your text: " + shown(own_text(L)));
-      for (const auto& g : hit->groups) f.m.groups.push_back(g.value_or(""));
-      f.m.cause = with_groups(row.cause, f.m.groups);
-      for (const auto& line : row.fix) f.m.fix.push_back(with_groups(line, f.m.groups));
-      for (const auto& t : row.root) {
-        if (t.size() == 2 && t[0] == '$' && parse::is_digit(t[1])) {  // "$1": the library the line names
-          const size_t gi = static_cast<size_t>(t[1] - '1');
-          if (gi < hit->groups.size() && hit->groups[gi]) add_unique(f.m.root, path_file_name(*hit->groups[gi]));
-        } else {
-          add_unique(f.m.root, t);
+      } else {
+        Found f;
+        f.m.code = row.code;
+        f.m.title = row.title;
+        f.m.harmless = row.harmless();
+        f.m.line = L.number;
+        f.m.tier = row.kind == "generic" ? 0 : 3;
+        f.m.evidence.push_back("your text: " + shown(own_text(L)));
+        for (const auto& g : hit->groups) f.m.groups.push_back(g.value_or(""));
+        f.m.cause = with_groups(row.cause, f.m.groups);
+        for (const auto& line : row.fix) f.m.fix.push_back(with_groups(line, f.m.groups));
+        for (const auto& t : row.root) {
+          if (t.size() == 2 && t[0] == '$' && parse::is_digit(t[1])) {  // "$1": the library the line names
+            const size_t gi = static_cast<size_t>(t[1] - '1');
+            if (gi < hit->groups.size() && hit->groups[gi]) add_unique(f.m.root, path_file_name(*hit->groups[gi]));
+          } else {
+            add_unique(f.m.root, t);
+          }
         }
+        if (std::none_of(row.root.begin(), row.root.end(), [](const std::string& t) { return t[0] == '$'; }))
+          seen_sig[id] = static_cast<int>(found.size());
+        sig_found = std::move(f);
       }
-      if (std::none_of(row.root.begin(), row.root.end(), [](const std::string& t) { return t[0] == '$'; }))
-        seen_sig[id] = static_cast<int>(found.size());
-      sig_found = std::move(f);
-      break;  // one signature per line: the first (most specific) in table order
     }
 
     if (repeat) continue;
@@ -1964,7 +1985,12 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         std::vector<std::string> cuda_mix_roots;  // conditions a version mix of CUDA parts adds
         // A system library outside the GPU stack (libGL.so.1 for opencv-python in a slim image): not ours to claim.
         const bool not_gpu_stack = decoded && decoded->kind == "system";
-        if (!not_gpu_stack && explicit_phrase &&
+        // A library the tables do not know, missed on a debug, info or warning line (or on the indented
+        // continuation of one): the program says so and goes on ("DEBUG Could not load ANN shared
+        // libraries, using ONNX:" / "libmali.so: cannot open shared object file"); nothing of ours failed.
+        const bool unknown_notice =
+            !decoded && (notice_level(L) > 0 || (L.indented && i > 0 && notice_level(lines[i - 1]) > 0));
+        if (!not_gpu_stack && !unknown_notice && explicit_phrase &&
             (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
           Found f;
           f.m.code = ph.code;

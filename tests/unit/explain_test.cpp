@@ -1322,6 +1322,43 @@ TEST(ExplainStory, AnNcclResultGivesWayToTheReasonItsLastErrorNames) {
   EXPECT_TRUE(std::none_of(other.begin(), other.end(), [](const explain::Match& x) { return !x.harmless; })) << roots(other);
 }
 
+// A generic row (a fallback naming no cause) yields to a specific row that matches the same line further on:
+// the prestart hook's "error running hook: exit status 1" holds nvidia-container-cli's own reason
+// (NVIDIA/nvidia-docker#885, RKE bind-mounting the host's /run).
+TEST(ExplainStory, AGenericRowYieldsToASpecificOneOnTheSameLine) {
+  const auto m = ex().explain(
+      "docker: Error response from daemon: oci runtime error: container_linux.go:247: starting container process caused "
+      "\"process_linux.go:337: running prestart hook 1 caused \\\"error running hook: exit status 1, stdout: , stderr: exec "
+      "command: [/usr/bin/nvidia-container-cli --load-kmods configure --ldconfig=@/sbin/ldconfig.real --device=all "
+      "--utility --pid=22744 /var/lib/docker/overlay2/6e3fd9db295dc3b2e3021c713a797b69ae3ea9dfc8ae260f38d6e0e30386bc13/"
+      "merged]\\\\nnvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+      "6e3fd9db295dc3b2e3021c713a797b69ae3ea9dfc8ae260f38d6e0e30386bc13/merged/run/nvidia-persistenced/socket: no such "
+      "device or address\\\\n\\\"\".\n");
+  EXPECT_TRUE(names(root_of(m), "container-run-bind-mount")) << roots(m);
+  // Alone, the generic row still answers.
+  const auto alone = ex().explain(
+      "process_linux.go:337: running prestart hook 1 caused \"error running hook: exit status 1, stdout: , stderr: exec "
+      "command: [/usr/bin/nvidia-container-cli --load-kmods configure --device=all --utility --pid=22744]\"\n");
+  ASSERT_FALSE(alone.empty());
+  EXPECT_EQ(alone.front().code, "container.prestart-hook-failed");
+}
+
+// A library the tables do not know, missed on a debug/info/warning line or its indented continuation, is the
+// program going on without it (immich-app/immich#12789); a GPU library on a warning line is still the failure.
+TEST(ExplainStory, AnUnknownLibraryOnANoticeLineIsNotAFailure) {
+  const auto m = ex().explain(
+      "DEBUG    Could not load ANN shared libraries, using ONNX:\n"
+      "                                libmali.so: cannot open shared object file: No such\n"
+      "                                file or directory\n");
+  EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; })) << roots(m);
+  EXPECT_FALSE(ex().explain("libmali.so: cannot open shared object file: No such file or directory\n").empty());
+  const auto cudart = ex().explain(
+      "2021-03-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic "
+      "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory\n");
+  EXPECT_TRUE(std::any_of(cudart.begin(), cudart.end(), [](const explain::Match& x) { return !x.harmless; }))
+      << roots(cudart);
+}
+
 // An AMD failure on a gfx target no ROCm release lists is that target first, with the override as an
 // unofficial workaround; an override set on a target ROCm lists from a later release says which ROCm
 // has its own kernels; a supported target and a non-AMD failure are left as they are.
