@@ -1319,7 +1319,7 @@ TEST(ExplainStory, AnNcclResultGivesWayToTheReasonItsLastErrorNames) {
   // The result alone stays the result; a "Last error:" of something else is read as it is.
   EXPECT_TRUE(names(root_of(ex().explain(result)), "ncclSystemError"));
   const auto other = ex().explain("Windows Update: Last error:\nsocketStartConnect: Connect to x failed : timed out\n");
-  EXPECT_TRUE(std::none_of(other.begin(), other.end(), [](const explain::Match& x) { return !x.harmless; })) << roots(other);
+  EXPECT_FALSE(claims_failure(other)) << roots(other);
 }
 
 // A generic row (a fallback naming no cause) yields to a specific row that matches the same line further on:
@@ -1350,13 +1350,12 @@ TEST(ExplainStory, AnUnknownLibraryOnANoticeLineIsNotAFailure) {
       "DEBUG    Could not load ANN shared libraries, using ONNX:\n"
       "                                libmali.so: cannot open shared object file: No such\n"
       "                                file or directory\n");
-  EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; })) << roots(m);
+  EXPECT_FALSE(claims_failure(m)) << roots(m);
   EXPECT_FALSE(ex().explain("libmali.so: cannot open shared object file: No such file or directory\n").empty());
   const auto cudart = ex().explain(
       "2021-03-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic "
       "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory\n");
-  EXPECT_TRUE(std::any_of(cudart.begin(), cudart.end(), [](const explain::Match& x) { return !x.harmless; }))
-      << roots(cudart);
+  EXPECT_TRUE(claims_failure(cudart)) << roots(cudart);
 }
 
 // An AMD failure on a gfx target no ROCm release lists is that target first, with the override as an
