@@ -157,12 +157,16 @@ bool line_names_family(const LogLine& L, const std::string& family) {
   return call_with_prefix("cu") || call_with_prefix("gpu");
 }
 
-// An NVML return code as its bindings print it, as nvml.h names it: pynvml's exception class
+// A vendor code as a binding prints it. An NVML return code as its bindings print it, as nvml.h names it: pynvml's exception class
 // ("NVMLError_LibRmVersionMismatch", "NVMLError_IRQIssue") and go-nvml's name without the prefix
 // ("ERROR_LIBRARY_NOT_FOUND", only on a line that says NVML: Win32 has ERROR_NOT_FOUND too).
-// Empty when the word is neither.
-std::string nvml_binding_name(std::string_view tok, const LogLine& L) {
-  constexpr std::string_view pynvml = "NVMLError_", go = "ERROR_";
+// Also a HIP error as TensorFlow's ROCm stream executor prints it, "HIP_ERROR_" and the name without
+// "hipError" ("could not retrieve ROCM device count: HIP_ERROR_NoDevice"). Empty when the word is none.
+std::string binding_code_name(std::string_view tok, const LogLine& L) {
+  constexpr std::string_view pynvml = "NVMLError_", go = "ERROR_", tf_hip = "HIP_ERROR_";
+  if (tok.substr(0, tf_hip.size()) == tf_hip && tok.size() > tf_hip.size() && tok[tf_hip.size()] >= 'A' &&
+      tok[tf_hip.size()] <= 'Z' && tok.back() >= 'a' && tok.back() <= 'z')
+    return "hipError" + std::string(tok.substr(tf_hip.size()));
   if (tok.substr(0, pynvml.size()) == pynvml && tok.size() > pynvml.size()) {
     const std::string_view camel = tok.substr(pynvml.size());
     std::string out = "NVML_ERROR_";
@@ -1060,7 +1064,7 @@ const std::vector<ConditionTopic>& condition_topics() {
       {"words.cpu-only-build", "cpu-only-build",
        {"not compiled with", "built without", "compiled without", "cpu-only", "cpu only build", "no cuda support",
         "without cuda support", "without gpu support", "not built with cuda", "not built with gpu", "cpu only version",
-        "cpu-only version", "not enabled in this build", "is not enabled", "wasn't built with", "was not built with"},
+        "cpu-only version", "cpu version", "not enabled in this build", "is not enabled", "wasn't built with", "was not built with"},
        {{"cuda", "gpu", "rocm", "hip", "xpu"},
         {"torch", "tensorflow", "jax", "paddle", "mxnet", "onnxruntime", "cupy", "lightgbm", "xgboost", "catboost", "llama",
          "ggml", "faiss", "ctranslate2", "opencv", "dlib"}},
@@ -1091,7 +1095,8 @@ const std::vector<ConditionTopic>& condition_topics() {
        "master first"},
       {"words.driver-build-failed", "driver-build-failed",
        {"failed to build", "build failed", "unable to build", "could not build", "error building", "failed to compile",
-        "compilation failed", "bad return status", "build error", "did not build"},
+        "compilation failed", "bad return status", "build error", "did not build", "[failed]", "rpms failed",
+        "could not install newly built"},
        {{"kernel module", "dkms", "nvidia.ko", "nvidia-uvm.ko", "amdgpu.ko", "akmod", "kmod-nvidia", "nvidia-kmod"},
         {"nvidia", "amdgpu", "fglrx", "radeon", "rock-dkms", "gpu"}},
        "The GPU driver's kernel module did not build for the running kernel",
@@ -1818,8 +1823,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         }
         if (auto it = m.code_by_name.find(tok); it != m.code_by_name.end()) {
           for (const auto* r : it->second) take(r);
-        } else if (const std::string nvml = nvml_binding_name(tok, L); !nvml.empty()) {
-          if (auto u = m.code_by_name.find(nvml); u != m.code_by_name.end())
+        } else if (const std::string bound = binding_code_name(tok, L); !bound.empty()) {
+          if (auto u = m.code_by_name.find(bound); u != m.code_by_name.end())
             for (const auto* r : u->second) take(r);
         } else {
           // CUDNN_STATUS_x in lower case, or as a binding spells it in camel case

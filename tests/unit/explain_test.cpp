@@ -873,6 +873,16 @@ TEST(ExplainCodes, NvmlCodesAsTheBindingsPrintThem) {
     EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
 }
 
+// TensorFlow's ROCm stream executor prints a hipError_t as "HIP_ERROR_" and its name
+// (ROCmSoftwarePlatform/tensorflow#14); a shouted constant of the same prefix is no HIP code.
+TEST(ExplainCodes, HipCodesAsTensorFlowsRocmPrintsThem) {
+  const auto m = ex().explain("E tensorflow/stream_executor/rocm/rocm_driver.cc:1098] could not retrieve ROCM device count: "
+                              "HIP_ERROR_NoDevice");
+  EXPECT_TRUE(names(root_of(m), "hipErrorNoDevice")) << roots(m);
+  for (const char* t : {"HIP_ERROR_NODEVICE = 100", "HIP_ERROR_NoSuchThing"})
+    EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
+}
+
 // Intel's GPU stack (Level Zero, SYCL's plugin interface and Unified Runtime) prints its result names;
 // they carry the condition the result means.
 TEST(ExplainCodes, IntelGpuRuntimeResultsByName) {
@@ -1090,7 +1100,12 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"Title: nvidia-dkms-580 580.126.09-0ubuntu3: nvidia kernel module failed to build", "driver-build-failed"},
       {"Title: rock-dkms 2.10-14: amdgpu kernel module failed to build", "driver-build-failed"},
       {"[LightGBM] [Fatal] GPU Tree Learner was not enabled in this build.", "cpu-only-build"},
-      {"AssertionError: CUDA unavailable, invalid device 0 requested", "no-gpu-visible"}};
+      {"AssertionError: CUDA unavailable, invalid device 0 requested", "no-gpu-visible"},
+      // Fedora's akmods (negativo17/nvidia-driver#188, fedora-silverblue/issue-tracker#356), Paddle's older wording.
+      {"Building and installing nvidia-kmod [FAILED]", "driver-build-failed"},
+      {"Building rpms failed; see /var/cache/akmods/nvidia/590.44.01-1-for-6.17.10-300.fc43.aarch64.failed.log for details",
+       "driver-build-failed"},
+      {"Cannot use GPU because you have installed CPU version PaddlePaddle.", "cpu-only-build"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
     ASSERT_FALSE(m.empty()) << text;
@@ -1116,7 +1131,10 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
                            // a kernel module that is no GPU driver's (Wi-Fi, a file system), and a setting not enabled
                            "Title: bcmwl-kernel-source 6.30.223.271+bdcom-0ubuntu5: bcmwl kernel module failed to build",
                            "BeeGFS client kernel module failed to build due to kernel version mismatch",
-                           "ERROR: telemetry is not enabled in this build of foo"}) {
+                           "ERROR: telemetry is not enabled in this build of foo",
+                           // another service's [FAILED], a CPU version of something that is no framework
+                           "Starting nvidia-persistenced.service [FAILED]", "Building and installing v4l2loopback [FAILED]",
+                           "ERROR: this CPU version of the installer cannot use the GPU driver"}) {
     const auto m = ex().explain(text);
     EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
         << text << ": " << roots(m);
