@@ -159,7 +159,8 @@ bool line_names_family(const LogLine& L, const std::string& family) {
 
 // A vendor code as a binding prints it. An NVML return code as its bindings print it, as nvml.h names it: pynvml's exception class
 // ("NVMLError_LibRmVersionMismatch", "NVMLError_IRQIssue") and go-nvml's name without the prefix
-// ("ERROR_LIBRARY_NOT_FOUND", only on a line that says NVML: Win32 has ERROR_NOT_FOUND too).
+// ("ERROR_LIBRARY_NOT_FOUND", only on a line that says NVML: Win32 has ERROR_NOT_FOUND too); a VkResult
+// without its VK_ on a line that says Vulkan.
 // Also a HIP error as TensorFlow's ROCm stream executor prints it, "HIP_ERROR_" and the name without
 // "hipError" ("could not retrieve ROCM device count: HIP_ERROR_NoDevice"). Empty when the word is none.
 std::string binding_code_name(std::string_view tok, const LogLine& L) {
@@ -181,8 +182,13 @@ std::string binding_code_name(std::string_view tok, const LogLine& L) {
     }
     return out;
   }
-  if (tok.substr(0, go.size()) == go && tok.size() > go.size() && L.lower.find("nvml") != std::string::npos)
-    return "NVML_" + std::string(tok);
+  if (tok.substr(0, go.size()) == go && tok.size() > go.size()) {
+    if (L.lower.find("nvml") != std::string::npos) return "NVML_" + std::string(tok);
+    // Rust's ash/vulkano print a VkResult as "VkError(ERROR_INCOMPATIBLE_DRIVER)" / "ERROR_INITIALIZATION_FAILED".
+    if (L.lower.find("vulkan") != std::string::npos || L.lower.find("vkerror") != std::string::npos ||
+        L.lower.find("vkresult") != std::string::npos)
+      return "VK_" + std::string(tok);
+  }
   return {};
 }
 
@@ -1032,7 +1038,8 @@ const std::vector<ConditionTopic>& condition_topics() {
       {"words.dtype-unsupported", "dtype-unsupported",
        {"not supported", "unsupported", "requires", "only supported", "not available"},
        {{"bfloat16", "bf16", "fp8", "float8", "e4m3", "tf32", "int8 tensor core"},
-        {"gpu", "cuda", "compute capability", "sm_", "gfx", "hardware", "architecture"}},
+        {"gpu", "cuda", "compute capability", "sm_", "gfx", "hardware", "architecture", "on mps", "mps backend",
+         "mps device", "on xpu", "directml", "dml backend"}},
        "The GPU does not support the data type the program asked for (bfloat16 before Ampere, FP8 before Ada/Hopper ...)",
        "Use a data type the GPU has: float16 (or float32) instead of bfloat16 on GPUs before compute capability 8.0; no "
        "FP8 before 8.9 ;; In the framework: torch_dtype=torch.float16 / --dtype half, or turn the mixed-precision option off"},

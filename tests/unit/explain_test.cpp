@@ -863,13 +863,18 @@ TEST(ExplainCodes, NvmlCodesAsTheBindingsPrintThem) {
       {"pynvml.NVMLError_IRQIssue: Interrupt Request Issue", "NVML_ERROR_IRQ_ISSUE"},
       {"level=ERROR msg=\"Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND\"", "NVML_ERROR_LIBRARY_NOT_FOUND"},
       {"nvml.Init() failed: ERROR_GPU_IS_LOST", "NVML_ERROR_GPU_IS_LOST"},
+      // A VkResult as Rust's Vulkan bindings print it (hecrj/coffee#120).
+      {"thread 'main' panicked at 'Unable to create Vulkan instance: VkError(ERROR_INCOMPATIBLE_DRIVER)', "
+       "src/libcore/result.rs:1165:5",
+       "VK_ERROR_INCOMPATIBLE_DRIVER"},
   };
   for (const auto& c : fires) {
     const auto m = ex().explain(c.text);
     EXPECT_TRUE(names(root_of(m), c.code)) << c.text << ": " << roots(m);
   }
   // Win32's ERROR_NOT_FOUND is not NVML's; a class named like pynvml's with no such code is nothing.
-  for (const char* t : {"SetupDiGetClassDevs failed: ERROR_NOT_FOUND", "raise NVMLError_NoSuchThing()"})
+  for (const char* t : {"SetupDiGetClassDevs failed: ERROR_NOT_FOUND", "raise NVMLError_NoSuchThing()",
+                        "CreateFile failed: ERROR_INCOMPATIBLE_DRIVER"})
     EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
 }
 
@@ -1105,7 +1110,8 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"Building and installing nvidia-kmod [FAILED]", "driver-build-failed"},
       {"Building rpms failed; see /var/cache/akmods/nvidia/590.44.01-1-for-6.17.10-300.fc43.aarch64.failed.log for details",
        "driver-build-failed"},
-      {"Cannot use GPU because you have installed CPU version PaddlePaddle.", "cpu-only-build"}};
+      {"Cannot use GPU because you have installed CPU version PaddlePaddle.", "cpu-only-build"},
+      {"TypeError: BFloat16 is not supported on MPS", "dtype-unsupported"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
     ASSERT_FALSE(m.empty()) << text;
@@ -1134,7 +1140,8 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
                            "ERROR: telemetry is not enabled in this build of foo",
                            // another service's [FAILED], a CPU version of something that is no framework
                            "Starting nvidia-persistenced.service [FAILED]", "Building and installing v4l2loopback [FAILED]",
-                           "ERROR: this CPU version of the installer cannot use the GPU driver"}) {
+                           "ERROR: this CPU version of the installer cannot use the GPU driver",
+                           "ValueError: bf16 timestamps are not supported by this file format"}) {
     const auto m = ex().explain(text);
     EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
         << text << ": " << roots(m);
