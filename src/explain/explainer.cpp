@@ -1421,6 +1421,32 @@ void apply_machine(Match& root, const Snapshot& machine) {
 // ("amdgcn-amd-amdhsa--gfx1031", "gfx90a:sramecc+:xnack-"), or else by a product name of
 // rocm_gfx.csv ("Radeon RX 6700 XT"). Of several (a list of the targets a library ships), the one
 // no ROCm release lists is the odd one out: the GPU's own.
+// A Radeon product name as people type it, in one spelling: "RX 6700 XT", "RX6700XT" and "rx 6700xt" are all
+// "rx6700xt" (the space after "rx" and before a suffix dropped).
+std::string radeon_spelling(std::string_view lower) {
+  std::string out;
+  out.reserve(lower.size());
+  for (size_t i = 0; i < lower.size(); ++i) {
+    const char c = lower[i];
+    if (c == ' ' && i >= 2 && lower.compare(i - 2, 2, "rx") == 0 && i + 1 < lower.size() && parse::is_digit(lower[i + 1]) &&
+        (i == 2 || !std::isalnum(static_cast<unsigned char>(lower[i - 3]))))
+      continue;
+    if (c == ' ' && i > 0 && parse::is_digit(lower[i - 1])) {
+      bool suffix = false;
+      for (std::string_view sfx : {"xtx", "xt", "gre"}) {
+        const size_t e = i + 1 + sfx.size();
+        if (lower.compare(i + 1, sfx.size(), sfx) == 0 && (e >= lower.size() || !std::isalnum(static_cast<unsigned char>(lower[e])))) {
+          suffix = true;
+          break;
+        }
+      }
+      if (suffix) continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::string_view lower) {
   const knowledge::RocmGfxRow* first = nullptr;
   for (size_t at = lower.find("gfx"); at != std::string_view::npos; at = lower.find("gfx", at + 3)) {
@@ -1434,13 +1460,16 @@ const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::strin
     if (!first) first = g;
   }
   if (first) return first;
+  const std::string said = radeon_spelling(lower);
+  lower = said;
   for (const auto& g : k.rocm_gfx) {
     if (g.kind == "apu") continue;  // an APU's names are its CPU's: a discrete GPU may sit beside it
     for (const auto& name : g.products) {
       std::string n = parse::ascii_lower(name);
       if (const size_t paren = n.find(" ("); paren != std::string::npos) n.resize(paren);
+      n = radeon_spelling(n);
       for (const std::string& form : {n, n.starts_with("radeon ") ? n.substr(7) : std::string()}) {
-        if (form.size() < 6 || form.find_first_of("0123456789") == std::string::npos) continue;
+        if (form.size() < 5 || form.find_first_of("0123456789") == std::string::npos) continue;
         for (size_t at = lower.find(form); at != std::string_view::npos; at = lower.find(form, at + 1)) {
           const size_t e = at + form.size();
           const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));

@@ -1397,6 +1397,12 @@ TEST(ExplainRocm, AGfxTargetNoRocmListsIsTheRootOfAnAmdFault) {
   EXPECT_NE(root_of(m)->fix.front().find("HSA_OVERRIDE_GFX_VERSION=10.3.0"), std::string::npos) << root_of(m)->fix.front();
   // By product name when no target is printed.
   EXPECT_TRUE(names(root_of(ex().explain(fault + "My card: Radeon RX 6700 XT\n")), "arch-unsupported"));
+  // As people type it: no space after RX or before XT.
+  for (const char* card : {"GPU: RX6700XT\n", "rx 6700xt 12GB\n", "Sapphire RX6600 8G\n"})
+    EXPECT_TRUE(names(root_of(ex().explain(fault + card)), "arch-unsupported")) << card;
+  // A number that only looks like one ("RX 67000 packets", "prx6700xt") is no card.
+  for (const char* other : {"RX 67000 packets\n", "see prx6700xt.log\n"})
+    EXPECT_FALSE(names(root_of(ex().explain(fault + other)), "arch-unsupported")) << other;
   // A list of the targets a library ships names supported ones; the GPU's own is the odd one out.
   const auto tensile = ex().explain(
       "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek for GPU arch : gfx1032\n"
