@@ -554,6 +554,10 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"cublas", R"(CUBLAS_STATUS_SUCCESS\s*\(\s*(?:0\s*vs\.?\s*)?([0-9]{1,4})(?:\s*vs\.?\s*0)?\s*\))", {"cublas_status_success"}},
       {"cuda-runtime", R"(==\s*cudaSuccess\s*\(\s*(?:0\s*vs\.?\s*)?([0-9]{1,4})(?:\s*vs\.?\s*0)?\s*\))", {"cudasuccess"}},
       {"cuda-driver", R"(==\s*CUDA_SUCCESS\s*\(\s*(?:0\s*vs\.?\s*)?([0-9]{1,4})(?:\s*vs\.?\s*0)?\s*\))", {"cuda_success"}},
+      // The success value first, as TensorFlow's early stream executor checked: "Check failed: CUDA_SUCCESS ==
+      // dynload::cuCtxSetCurrent(context) (0 vs. 216)".
+      {"cuda-driver", R"(\bCUDA_SUCCESS\s*==\s*[^\n]{1,200}?\(\s*0\s*vs\.?\s*([0-9]{1,4})\s*\))", {"cuda_success"}},
+      {"cuda-runtime", R"(\bcudaSuccess\s*==\s*[^\n]{1,200}?\(\s*0\s*vs\.?\s*([0-9]{1,4})\s*\))", {"cudasuccess"}},
       // bitsandbytes and others: "cuBLAS API failed with status 15".
       {"cublas", R"(\bcublas\w*(?:\s+api)?(?:\s+call)?\s+failed with (?:status|error)(?:\s+code)?\s*[:=]?\s*([0-9]{1,2})\b)", {"cublas"}},
       {"hip", R"(hip(?:\s+runtime)?\s+error\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"hip error", "hip runtime error"}},
@@ -680,6 +684,90 @@ void judge_dropped_architecture(Match& x, const std::string& target, const std::
                        target),
            fmt::format("For a GPU of that architecture, build with CUDA {} or older", last_cuda)};
   x.evidence.push_back(fmt::format("decoded: CUDA {} is the last release that builds for {}", last_cuda, target));
+}
+
+// A size as PyTorch's allocator prints it ("20.00 MiB", "14.75 GiB", "512 bytes") in bytes; the one that
+// follows `before` (or precedes `after`) on the line. Negative when the line has none there.
+double size_after(std::string_view t, std::string_view before) {
+  const size_t at = t.find(before);
+  if (at == std::string_view::npos) return -1;
+  size_t p = at + before.size();
+  const size_t start = p;
+  while (p < t.size() && (parse::is_digit(t[p]) || t[p] == '.')) ++p;
+  if (p == start || p + 1 >= t.size() || t[p] != ' ') return -1;
+  const double v = std::strtod(std::string(t.substr(start, p - start)).c_str(), nullptr);
+  const std::string_view unit = t.substr(p + 1, 5);
+  for (const auto& [u, scale] : std::initializer_list<std::pair<std::string_view, double>>{
+           {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"bytes", 1.0}})
+    if (unit.substr(0, u.size()) == u) return v * scale;
+  return -1;
+}
+double size_before(std::string_view t, std::string_view after) {
+  const size_t at = t.find(after);
+  if (at == std::string_view::npos || at < 2) return -1;
+  size_t b = at;  // "14.75 GiB total capacity": back over the unit and the number
+  while (b > 0 && t[b - 1] != ' ') --b;  // the unit
+  if (b < 2) return -1;
+  size_t n = b - 1;
+  while (n > 0 && (parse::is_digit(t[n - 1]) || t[n - 1] == '.')) --n;
+  return size_after(t.substr(n), "");
+}
+
+std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / 1073741824.0); }
+
+// What PyTorch's out-of-memory line says about where the memory went ("Tried to allocate 20.00 MiB. GPU 0 has
+// a total capacity of 14.75 GiB of which 3.06 MiB is free ... 14.60 GiB is allocated by PyTorch, and 13.53 MiB
+// is reserved by PyTorch but unallocated"; before 2.1: "(GPU 0; 14.75 GiB total capacity; 13.90 GiB already
+// allocated; 3.06 MiB free; 14.10 GiB reserved in total by PyTorch)"): a request larger than the whole GPU, a
+// fragmented cache, or memory held outside PyTorch each need another fix than a smaller batch.
+void judge_memory(Match& x, const LogLine& L) {
+  if (std::find(x.root.begin(), x.root.end(), "out-of-memory") == x.root.end()) return;
+  const std::string_view t = L.text;
+  const double want = size_after(t, "Tried to allocate ");
+  if (want < 0) return;
+  double total = size_after(t, "total capacity of ");
+  if (total < 0) total = size_before(t, " total capacity");
+  double free = size_before(t, " is free");
+  if (free < 0) free = size_before(t, " free;");
+  double allocated = size_before(t, " is allocated by PyTorch");
+  if (allocated < 0) allocated = size_before(t, " already allocated");
+  double idle = size_before(t, " is reserved by PyTorch but unallocated");
+  if (const double reserved = size_before(t, " reserved in total by PyTorch"); idle < 0 && reserved >= 0 && allocated >= 0)
+    idle = reserved - allocated;
+  if (total <= 0) return;
+  if (want > total) {
+    x.evidence.push_back(fmt::format("decoded: one request of {} is more than the GPU's whole memory ({}): no setting frees "
+                                     "that much",
+                                     gib(want), gib(total)));
+    x.fix.insert(x.fix.begin(), "The program asks for a single tensor larger than this GPU: check the input that decides its "
+                                "size (image resolution, sequence length, batch, a shape computed wrong) or use a GPU with "
+                                "more memory; a smaller batch helps only if the batch is what makes it this large");
+    return;
+  }
+  if (idle >= want && free >= 0 && free < want) {
+    x.evidence.push_back(fmt::format("decoded: PyTorch holds {} reserved but unused, more than the {} it asked for: the cache "
+                                     "is fragmented",
+                                     gib(idle), gib(want)));
+    x.fix.insert(x.fix.begin(), "Fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (ROCm: "
+                                "PYTORCH_HIP_ALLOC_CONF) before starting the program");
+    return;
+  }
+  if (free >= 0 && allocated >= 0) {
+    const double pytorch = allocated + std::max(0.0, idle);
+    const double elsewhere = total - free - pytorch;
+    if (elsewhere > 0.25 * total) {
+      x.evidence.push_back(fmt::format("decoded: of the GPU's {}, {} is in use outside this process's PyTorch cache (other "
+                                       "processes, or another library in this process)",
+                                       gib(total), gib(elsewhere)));
+      x.fix.insert(x.fix.begin(), "Find what else holds GPU memory: nvidia-smi (AMD: rocm-smi --showpids) lists the "
+                                  "processes; stop them (a notebook kernel, a second run, a display server on this GPU) "
+                                  "or start this one on another GPU");
+    } else if (allocated > 0.5 * total) {
+      x.evidence.push_back(fmt::format("decoded: PyTorch itself holds {} of the GPU's {}: the model and its activations need "
+                                       "more than this GPU has at these settings",
+                                       gib(allocated), gib(total)));
+    }
+  }
 }
 
 // What the versions a signature captured mean, judged with the tables: "found version 11060" is a
@@ -2222,7 +2310,10 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           s.tier = v->tier;
         }
       }
-      if (!s.harmless) judge_versions(m.k, s);
+      if (!s.harmless) {
+        judge_versions(m.k, s);
+        judge_memory(s, L);
+      }
       if (machine && !s.harmless) {
         const bool about_driver = std::find(s.root.begin(), s.root.end(), "driver-too-old") != s.root.end() ||
                                   s.code.find("driver") != std::string::npos;

@@ -405,6 +405,8 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
        "feature_map_count: 64}",
        "CUDNN_STATUS_BAD_PARAM"},
       {"Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)", "CUBLAS_STATUS_EXECUTION_FAILED"},
+      // The success value first (tensorflow#526): CHECK_EQ(CUDA_SUCCESS, call).
+      {"Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)", "CUDA_ERROR_CONTEXT_ALREADY_IN_USE"},
       {"numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in UNKNOWN_CUDA_ERROR",
        "CUDA_ERROR_ILLEGAL_ADDRESS"},
       {"Xid 13, pid=1234, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address", "Xid 13"},
@@ -459,7 +461,8 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
   }
   // Numbers nobody attributes to CUDA stay numbers.
   for (const char* t : {"HTTP error 404: Not Found", "Process finished with exit code 139", "error 804 in line 3 of config.yaml",
-                        "assert(x == 0) failed (3 vs. 0)", "[404] Call to api.example.com results in Not Found",
+                        "assert(x == 0) failed (3 vs. 0)", "Check failed: CUDA_SUCCESS == status (0 vs. 0)",
+                        "[404] Call to api.example.com results in Not Found",
                         "Xiddle 13 apples", "the XID 74 field of the form", "rocBLAS version 4.2.0 loaded",
                         "curand generator created with seed 105", "MIOpen 3.1.0 found 7 solvers",
                         "note: a failed call to cuInit is logged once (see docs, section 34)",
@@ -1381,6 +1384,46 @@ TEST(ExplainStory, AnUnknownLibraryOnANoticeLineIsNotAFailure) {
       "2021-03-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic "
       "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory\n");
   EXPECT_TRUE(claims_failure(cudart)) << roots(cudart);
+}
+
+// PyTorch's out-of-memory line carries the sizes that tell a request larger than the whole GPU, a fragmented
+// cache, memory held outside PyTorch and a model too large apart; each gets its own fix first.
+TEST(ExplainMemory, TheOutOfMemoryLineSaysWhereTheMemoryWent) {
+  auto first_fix = [](const std::string& text) {
+    const auto m = ex().explain(text);
+    const auto* r = root_of(m);
+    return r && !r->fix.empty() ? r->fix.front() : std::string();
+  };
+  auto decoded = [](const std::string& text, const std::string& what) {
+    const auto m = ex().explain(text);
+    const auto* r = root_of(m);
+    return r && std::any_of(r->evidence.begin(), r->evidence.end(),
+                            [&](const std::string& e) { return e.find(what) != std::string::npos; });
+  };
+  // ComfyUI#11264 (ROCm): 333 GiB asked of a 16 GiB GPU.
+  const std::string huge =
+      "HIP out of memory. Tried to allocate 333.38 GiB. GPU 0 has a total capacity of 15.92 GiB of which 7.28 GiB is free. "
+      "Of the allocated memory 8.22 GiB is allocated by PyTorch, and 19.88 MiB is reserved by PyTorch but unallocated.";
+  EXPECT_TRUE(decoded(huge, "more than the GPU's whole memory (15.92 GiB)")) << roots(ex().explain(huge));
+  EXPECT_NE(first_fix(huge).find("single tensor larger than this GPU"), std::string::npos) << first_fix(huge);
+  const std::string fragmented =
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 14.75 GiB "
+      "of which 3.06 MiB is free. Of the allocated memory 12.60 GiB is allocated by PyTorch, and 1.53 GiB is reserved by "
+      "PyTorch but unallocated.";
+  EXPECT_NE(first_fix(fragmented).find("expandable_segments:True"), std::string::npos) << first_fix(fragmented);
+  // The format before PyTorch 2.1: 3.2 GiB of 23.65 GiB is PyTorch's, 1 GiB free: the rest is someone else's.
+  const std::string others =
+      "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity; 3.10 GiB already "
+      "allocated; 1.02 GiB free; 3.20 GiB reserved in total by PyTorch)";
+  EXPECT_TRUE(decoded(others, "19.43 GiB is in use outside")) << roots(ex().explain(others));
+  EXPECT_NE(first_fix(others).find("nvidia-smi"), std::string::npos) << first_fix(others);
+  const std::string full =
+      "RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 0; 7.79 GiB total capacity; 6.90 GiB already "
+      "allocated; 100.00 MiB free; 6.95 GiB reserved in total by PyTorch)";
+  EXPECT_TRUE(decoded(full, "PyTorch itself holds 6.90 GiB")) << roots(ex().explain(full));
+  // Without the sizes nothing is decoded, and the usual fixes stay first.
+  EXPECT_FALSE(decoded("RuntimeError: CUDA out of memory.", "decoded: one request"));
+  EXPECT_FALSE(decoded("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB", "decoded: one request"));
 }
 
 // An AMD failure on a gfx target no ROCm release lists is that target first, with the override as an
