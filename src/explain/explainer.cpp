@@ -1388,9 +1388,10 @@ size_t find_container_prompt(std::string_view lower) {
 
 const std::vector<Setting>& settings() {
   static const std::vector<const char*> container = {"docker run", "docker: error response from daemon", "docker exec",
-                                                     "docker compose", "podman ", "kubectl", "kubelet", "enroot", "pyxis",
+                                                     "docker compose", "docker-compose", "nvidia-docker",
+                                                     "podman ", "kubectl", "kubelet", "kubernetes", "enroot", "pyxis",
                                                      "apptainer", "singularity", "nvidia-container-cli", "oci runtime",
-                                                     "containerd"};
+                                                     "containerd", "runtime: nvidia", "--runtime=nvidia", "--gpus"};
   static const std::vector<const char*> wsl = {"/usr/lib/wsl/", "microsoft-standard-wsl", "wsl2", "wsl 2", "(wsl)", " wsl ", "wsl:"};
   static const std::vector<const char*> no_device = {"driver-not-loaded", "no-gpu-visible", "gpu-init-failed", "cudaErrorNoDevice",
                                                      "CUDA_ERROR_NO_DEVICE", "NVML_ERROR_DRIVER_NOT_LOADED"};

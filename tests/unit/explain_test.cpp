@@ -945,6 +945,12 @@ TEST(ExplainStory, WhereThePasteRanSharpensTheCondition) {
   EXPECT_NE(ev.find("your text says \"docker run\""), std::string::npos) << ev;
   ASSERT_FALSE(docker->fix.empty());
   EXPECT_NE(docker->fix.front().find("--gpus all"), std::string::npos);
+  // Compose files and the older wrappers say the same.
+  for (const char* setting : {"$ docker-compose up trainer\n", "$ nvidia-docker run -it img bash\n", "    runtime: nvidia\n"}) {
+    const auto m = ex().explain(setting + no_driver);
+    ASSERT_TRUE(root_of(m) && !root_of(m)->root.empty()) << setting;
+    EXPECT_EQ(root_of(m)->root.front(), "container-no-gpu") << setting << roots(m);
+  }
   // Under WSL 2: WSL is not exposing the GPU.
   const auto wsl_m = ex().explain("Linux pc 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n" + no_driver);
   const ExplainMatch* wsl = root_of(wsl_m);
