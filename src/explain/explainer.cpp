@@ -157,12 +157,12 @@ bool line_names_family(const LogLine& L, const std::string& family) {
   return call_with_prefix("cu") || call_with_prefix("gpu");
 }
 
-// A vendor code as a binding prints it. An NVML return code as its bindings print it, as nvml.h names it: pynvml's exception class
-// ("NVMLError_LibRmVersionMismatch", "NVMLError_IRQIssue") and go-nvml's name without the prefix
-// ("ERROR_LIBRARY_NOT_FOUND", only on a line that says NVML: Win32 has ERROR_NOT_FOUND too); a VkResult
-// without its VK_ on a line that says Vulkan.
-// Also a HIP error as TensorFlow's ROCm stream executor prints it, "HIP_ERROR_" and the name without
-// "hipError" ("could not retrieve ROCM device count: HIP_ERROR_NoDevice"). Empty when the word is none.
+// A vendor code as a binding or wrapper prints it, by the name its header gives it: a HIP error as TensorFlow's
+// ROCm stream executor prints it ("could not retrieve ROCM device count: HIP_ERROR_NoDevice": "HIP_ERROR_" and
+// the name without "hipError"); an NVML return code as pynvml's exception class ("NVMLError_LibRmVersionMismatch",
+// "NVMLError_IRQIssue") or go-nvml's name without the prefix ("ERROR_LIBRARY_NOT_FOUND", only on a line that says
+// NVML: Win32 has ERROR_NOT_FOUND too); a VkResult without its VK_ on a line that says Vulkan. Empty when the
+// word is none of these.
 std::string binding_code_name(std::string_view tok, const LogLine& L) {
   constexpr std::string_view pynvml = "NVMLError_", go = "ERROR_", tf_hip = "HIP_ERROR_";
   if (tok.substr(0, tf_hip.size()) == tf_hip && tok.size() > tf_hip.size() && tok[tf_hip.size()] >= 'A' &&
@@ -686,8 +686,8 @@ void judge_dropped_architecture(Match& x, const std::string& target, const std::
   x.evidence.push_back(fmt::format("decoded: CUDA {} is the last release that builds for {}", last_cuda, target));
 }
 
-// A size as PyTorch's allocator prints it ("20.00 MiB", "14.75 GiB", "512 bytes") in bytes; the one that
-// follows `before` (or precedes `after`) on the line. Negative when the line has none there.
+// A size as PyTorch's allocator prints it ("20.00 MiB", "14.75 GiB", "512 bytes"), in bytes: the one that
+// follows `before` on the line. Negative when the line has none there.
 double size_after(std::string_view t, std::string_view before) {
   const size_t at = t.find(before);
   if (at == std::string_view::npos) return -1;
@@ -702,11 +702,12 @@ double size_after(std::string_view t, std::string_view before) {
     if (unit.substr(0, u.size()) == u) return v * scale;
   return -1;
 }
+// The same for the size just before `after` ("14.75 GiB total capacity").
 double size_before(std::string_view t, std::string_view after) {
   const size_t at = t.find(after);
   if (at == std::string_view::npos || at < 2) return -1;
-  size_t b = at;  // "14.75 GiB total capacity": back over the unit and the number
-  while (b > 0 && t[b - 1] != ' ') --b;  // the unit
+  size_t b = at;
+  while (b > 0 && t[b - 1] != ' ') --b;  // back over the unit, then the number
   if (b < 2) return -1;
   size_t n = b - 1;
   while (n > 0 && (parse::is_digit(t[n - 1]) || t[n - 1] == '.')) --n;
@@ -1506,10 +1507,6 @@ void apply_machine(Match& root, const Snapshot& machine) {
                                 is_amd ? "AMD" : "Intel", where));
 }
 
-// The AMD GPU a paste is about, by its gfx target: "gfx1031" as rocminfo, HIP and rocBLAS print it
-// ("amdgcn-amd-amdhsa--gfx1031", "gfx90a:sramecc+:xnack-"), or else by a product name of
-// rocm_gfx.csv ("Radeon RX 6700 XT"). Of several (a list of the targets a library ships), the one
-// no ROCm release lists is the odd one out: the GPU's own.
 // A Radeon product name as people type it, in one spelling: "RX 6700 XT", "RX6700XT" and "rx 6700xt" are all
 // "rx6700xt" (the space after "rx" and before a suffix dropped).
 std::string radeon_spelling(std::string_view lower) {
@@ -1517,14 +1514,15 @@ std::string radeon_spelling(std::string_view lower) {
   out.reserve(lower.size());
   for (size_t i = 0; i < lower.size(); ++i) {
     const char c = lower[i];
-    if (c == ' ' && i >= 2 && lower.compare(i - 2, 2, "rx") == 0 && i + 1 < lower.size() && parse::is_digit(lower[i + 1]) &&
-        (i == 2 || !std::isalnum(static_cast<unsigned char>(lower[i - 3]))))
-      continue;
+    const bool after_rx = i >= 2 && lower.compare(i - 2, 2, "rx") == 0 &&
+                          (i == 2 || !std::isalnum(static_cast<unsigned char>(lower[i - 3])));
+    if (c == ' ' && after_rx && i + 1 < lower.size() && parse::is_digit(lower[i + 1])) continue;
     if (c == ' ' && i > 0 && parse::is_digit(lower[i - 1])) {
       bool suffix = false;
       for (std::string_view sfx : {"xtx", "xt", "gre"}) {
         const size_t e = i + 1 + sfx.size();
-        if (lower.compare(i + 1, sfx.size(), sfx) == 0 && (e >= lower.size() || !std::isalnum(static_cast<unsigned char>(lower[e])))) {
+        const bool ends = e >= lower.size() || !std::isalnum(static_cast<unsigned char>(lower[e]));
+        if (lower.compare(i + 1, sfx.size(), sfx) == 0 && ends) {
           suffix = true;
           break;
         }
@@ -1536,6 +1534,10 @@ std::string radeon_spelling(std::string_view lower) {
   return out;
 }
 
+// The AMD GPU a paste is about, by its gfx target: "gfx1031" as rocminfo, HIP and rocBLAS print it
+// ("amdgcn-amd-amdhsa--gfx1031", "gfx90a:sramecc+:xnack-"), or else by a product name of
+// rocm_gfx.csv ("Radeon RX 6700 XT"). Of several (a list of the targets a library ships), the one
+// no ROCm release lists is the odd one out: the GPU's own.
 const knowledge::RocmGfxRow* gfx_of_paste(const knowledge::Compat& k, std::string_view lower) {
   const knowledge::RocmGfxRow* first = nullptr;
   for (size_t at = lower.find("gfx"); at != std::string_view::npos; at = lower.find("gfx", at + 3)) {
