@@ -2011,6 +2011,13 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         if (!codes.empty()) break;
       }
     }
+    // NCCL quotes the CUDA error behind its own result ("ncclUnhandledCudaError: Call to CUDA function failed.
+    // Last error: Cuda failure 'system not yet initialized'"): the CUDA message is read as well, and the NCCL
+    // result kept after it.
+    std::vector<const knowledge::ErrorCodeRow*> nccl_results;
+    if (!codes.empty() && L.lower.find("cuda failure") != std::string::npos &&
+        std::all_of(codes.begin(), codes.end(), [](const knowledge::ErrorCodeRow* r) { return r->family == "nccl"; }))
+      nccl_results.swap(codes);
     if (codes.empty()) {
       hits_of(i, Impl::kMessage, hits);
       for (const auto& h : hits) {
@@ -2083,6 +2090,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
                     codes.end());
       }
     }
+    for (const auto* r : nccl_results) take(r);
 
     // Library names after a "cannot open / could not load / undefined symbol" phrase.
     std::optional<Found> lib_found;

@@ -1356,6 +1356,23 @@ TEST(ExplainStory, AnNcclResultGivesWayToTheReasonItsLastErrorNames) {
   EXPECT_FALSE(claims_failure(other)) << roots(other);
 }
 
+// NCCL quotes the CUDA error behind its own result ("Cuda failure '<CUDA's message>'"): that CUDA code, and the
+// condition it carries (802 on an NVSwitch machine: the fabric manager), join the NCCL result's root.
+TEST(ExplainCodes, TheCudaErrorNcclQuotesIsDecodedToo) {
+  const auto m = ex().explain("ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\nCuda failure 'system not "
+                              "yet initialized'\n");
+  EXPECT_TRUE(names(root_of(m), "cudaErrorSystemNotReady")) << roots(m);
+  EXPECT_TRUE(names(root_of(m), "fabric-manager")) << roots(m);
+  const auto one_line = ex().explain(
+      "ncclUnhandledCudaError: Call to CUDA function failed. Last error: Cuda failure 'system not yet initialized'");
+  EXPECT_TRUE(names(root_of(one_line), "fabric-manager")) << roots(one_line);
+  EXPECT_TRUE(names(root_of(one_line), "ncclUnhandledCudaError")) << roots(one_line);
+  // Without NCCL's "Cuda failure", a CUDA message on an NCCL result's line is not read into it.
+  const auto other = ex().explain("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or "
+                                  "device error. out of memory");
+  EXPECT_FALSE(names(root_of(other), "cudaErrorMemoryAllocation")) << roots(other);
+}
+
 // A generic row (a fallback naming no cause) yields to a specific row that matches the same line further on:
 // the prestart hook's "error running hook: exit status 1" holds nvidia-container-cli's own reason
 // (NVIDIA/nvidia-docker#885, RKE bind-mounting the host's /run).
