@@ -20,7 +20,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from score import explain  # noqa: E402
+from score import explain, right  # noqa: E402
 
 URL = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/(\d+)")
 SHORT = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d+)")
@@ -39,18 +39,6 @@ def cited(data_dir):
                 threads.add(thread(m.group(1), m.group(2)))
                 repos.add(m.group(1).lower())
     return threads, repos
-
-
-def right(e, matches):
-    kind = e["expect"]["kind"]
-    failures = [x for x in matches if not x["harmless"]]
-    if kind == "failure":
-        root = next((x for x in matches if x.get("root_cause")), failures[0] if failures else None)
-        want = {t.lower() for t in e["expect"]["root"]}
-        return root is not None and any(t.lower() in want for t in root["root"])
-    if kind == "harmless":
-        return bool(matches) and not failures
-    return not failures
 
 
 def main():

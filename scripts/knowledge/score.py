@@ -26,6 +26,19 @@ def explain(binary, text):
     return json.loads(p.stdout)
 
 
+def right(e, matches):
+    """Whether the matches gpuready gave for corpus entry `e` are right, by the rules above."""
+    kind = e["expect"]["kind"]
+    failures = [x for x in matches if not x["harmless"]]
+    if kind == "failure":
+        root = next((x for x in matches if x.get("root_cause")), failures[0] if failures else None)
+        want = {t.lower() for t in e["expect"]["root"]}
+        return root is not None and any(t.lower() in want for t in root["root"])
+    if kind == "harmless":
+        return bool(matches) and not failures
+    return not failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
@@ -42,19 +55,11 @@ def main():
             continue
         kind = e["expect"]["kind"]
         m = explain(a.binary, e["text"]).get("matches", [])
-        failures = [x for x in m if not x["harmless"]]
-        root = next((x for x in m if x.get("root_cause")), failures[0] if failures else None)
-        if kind == "failure":
-            want = {t.lower() for t in e["expect"]["root"]}
-            right = root is not None and any(t.lower() in want for t in root["root"])
-        elif kind == "harmless":
-            right = bool(m) and not failures
-        else:
-            right = not failures
+        ok = right(e, m)
         key = f"{e.get('split', '?')}/{kind}"
-        score[key][0] += right
+        score[key][0] += ok
         score[key][1] += 1
-        if not right and a.misses:
+        if not ok and a.misses:
             got = ", ".join(x["code"] + ("(harmless)" if x["harmless"] else "") for x in m) or "nothing"
             print(f"== MISS {e['id']} [{e.get('family')}/{kind}] want={e['expect']['root']} got={got}")
             print(f"   {e['source']}")
