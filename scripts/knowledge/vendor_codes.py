@@ -32,7 +32,12 @@ FAMILIES = [
     ("nvrtc", "nvrtc.h", r"typedef\s+enum\s*\{[^}]*NVRTC_SUCCESS", "libnvrtc.so", "nvrtcGetErrorString"),
     ("nvjitlink", "nvJitLink.h", r"typedef\s+enum\s*\{[^}]*NVJITLINK_SUCCESS", None, None),
     ("nccl", "nccl.h", r"typedef\s+enum\s*\{\s*ncclSuccess", "libnccl.so", "ncclGetErrorString"),
+    # CUPTI's string functions return a status and the text through a pointer argument.
+    ("cupti", "cupti_result.h", r"typedef\s+enum\s*\{[^}]*CUPTI_SUCCESS", "libcupti.so", "cuptiGetErrorMessage"),
 ]
+
+# String functions of the form CUptiResult f(CUptiResult, const char **str).
+OUT_PARAM = {"cuptiGetErrorMessage", "cuptiGetResultString"}
 
 
 def enum_body(text, start_re):
@@ -104,14 +109,19 @@ def messages(libname, func, values):
         f = getattr(so, func)
     except OSError:
         return {}
-    f.restype = ctypes.c_char_p
-    f.argtypes = [ctypes.c_int]
+    out_param = func in OUT_PARAM
+    f.restype = ctypes.c_int if out_param else ctypes.c_char_p
+    f.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)] if out_param else [ctypes.c_int]
     out = {}
     for v in values:
         if v is None:
             continue
         try:
-            s = f(v)
+            if out_param:
+                text = ctypes.c_char_p()
+                s = text.value if f(v, ctypes.byref(text)) == 0 else None
+            else:
+                s = f(v)
         except Exception:
             continue
         if s:

@@ -105,7 +105,8 @@ std::string family_label(const std::string& family) {
       {"level-zero", "Level Zero (Intel GPU driver API)"}, {"sycl-ur", "SYCL Unified Runtime (Intel oneAPI)"},
       {"sycl-pi", "SYCL plugin interface (Intel oneAPI)"}, {"vulkan", "Vulkan"},
       {"optix", "OptiX (NVIDIA ray tracing)"}, {"dcgm", "DCGM (NVIDIA Data Center GPU Manager)"},
-      {"rsmi", "ROCm SMI"}, {"amdsmi", "AMD SMI"}, {"opencl", "OpenCL"}};
+      {"rsmi", "ROCm SMI"}, {"amdsmi", "AMD SMI"}, {"opencl", "OpenCL"},
+      {"cupti", "CUPTI (CUDA profiling interface)"}};
   auto it = labels.find(family);
   return it == labels.end() ? family : it->second;
 }
@@ -578,6 +579,10 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       // error 9", "nvmlDeviceGetCount returned 999".
       {"nvml", R"(\bnvml\w*[^\n]{0,60}?\b(?:error|returned|return code|status|result)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,3})\b(?![.0-9]))",
        {"nvml"}},
+      // CUPTI's CUptiResult where the line says CUPTI: "CUPTI call cuptiActivityEnable failed with error 35",
+      // "cuptiSubscribe returned 39".
+      {"cupti", R"(\bcupti\w*[^\n]{0,60}?\b(?:error|returned|failed with)(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,3})\b(?![.0-9]))",
+       {"cupti"}},
       // DCGM's dcgmReturn_t (negative): "dcgmGroupCreate returned -21", "DCGM error -33".
       {"dcgm", R"(\bdcgm\w*[^\n]{0,80}?\b(?:error|returned|return|status|result|failed)\b[^\n0-9-]{0,12}\(?(-[1-5]?[0-9])\b)", {"dcgm"}},
       // OptiX's OptixResult (7001-7999) on a line that names OptiX: "Optix call (optixInit()) failed with code
