@@ -454,6 +454,12 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
       // ROCm SMI and AMD SMI statuses by name (rocm-smi, amd-smi, ollama's and dask's bindings).
       {"ERROR: GPU[0] : Unable to set fan speed: RSMI_STATUS_PERMISSION", "rocm-permission"},
       {"AmdSmiLibraryException: Error code:\n\t34 | AMDSMI_STATUS_DRIVER_NOT_LOADED - Driver not loaded", "rocm-no-kfd"},
+      // CUPTI's CUptiResult (the framework profilers' interface) by name and by number where the line says CUPTI.
+      {"E external/org_tensorflow/tensorflow/core/profiler/internal/gpu/cupti_tracer.cc:1487] function "
+       "cupti_interface_->ActivityDisable(activity)failed with error CUPTI_ERROR_NOT_INITIALIZED",
+       "CUPTI_ERROR_NOT_INITIALIZED"},
+      {"CUPTI call cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL) failed with error 35", "nvidia-device-permission"},
+      {"cuptiSubscribe returned 26", "dcgm-profiling-contention"},
   };
   for (const auto& [text, token] : other_forms) {
     const auto m = ex().explain(text);
@@ -471,6 +477,7 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
                         "NVML library version: 535.129.03 (error reporting on)", "nvml status page: 15 GPUs",
                         "hsa_status 0 (success) after 4097 calls", "clang error: -1 is not a valid option value",
                         "the render failed with code 7801 (see the log)", "OptiX 7.7 loaded, 7050 rays per second",
+                        "cupti tracer collected 35 events, error budget 0", "CUPTI_SUCCESS after 26 calls",
                         "time=\"2024-02-28T16:29:11+01:00\" level=info msg=\"Not collecting CPU metrics; Error retrieving DCGM "
                         "MIG hierarchy: This request is serviced by a module of DCGM that is not currently loaded\""})
     EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
@@ -1392,6 +1399,39 @@ TEST(ExplainStory, AGenericRowYieldsToASpecificOneOnTheSameLine) {
       "command: [/usr/bin/nvidia-container-cli --load-kmods configure --device=all --utility --pid=22744]\"\n");
   ASSERT_FALSE(alone.empty());
   EXPECT_EQ(alone.front().code, "container.prestart-hook-failed");
+}
+
+// A program that states the oldest GPU it runs on ("requires 5.0 capability", "only supports AMD MI200 GPUs or
+// newer") names arch-unsupported, after the specific rows; a Python or CUDA version "or newer" is not a GPU.
+TEST(ExplainStory, AStatedMinimumCapabilityIsTheArchitecture) {
+  for (const char* t : {"RuntimeError: FlashAttention only supports AMD MI200 GPUs or newer.",
+                        "GPU #0: FATAL: the 't' kernel requires 5.0 capability!",
+                        "ValueError: this kernel needs compute capability >= 7.0",
+                        "RuntimeError: fused_adam requires sm_80 or newer"}) {
+    const auto m = ex().explain(t);
+    EXPECT_TRUE(names(root_of(m), "arch-unsupported")) << t << ": " << roots(m);
+  }
+  // The specific row keeps its line.
+  const auto fa = ex().explain("RuntimeError: FlashAttention only supports Ampere GPUs or newer.");
+  ASSERT_FALSE(fa.empty());
+  EXPECT_EQ(fa.front().code, "flashattn.needs-ampere");
+  for (const char* t : {"ERROR: this package only supports Python 3.9 or newer", "vllm requires CUDA 12.1 or newer",
+                        "The GPU has compute capability 8.6 and 24 GiB", "requires 2 GPUs or more"})
+    EXPECT_FALSE(names(root_of(ex().explain(t)), "arch-unsupported")) << t;
+}
+
+// Optional accelerator packages that are missing are notices (xformers, TensorRT passes), and so is Open MPI
+// taking another transport.
+TEST(ExplainStory, OptionalPackagesAndFallbackTransportsAreNotices) {
+  for (const char* t : {"Xformers is not installed correctly. If you want to use memory_efficient_attention to "
+                        "accelerate training use the following command to install Xformers",
+                        "WARNING  TensorRT pass is unavailable because the following dependencies are not installed: "
+                        "tensorrt, pycuda.",
+                        "[gpu004:10178] 4 more processes have sent help message help-mpi-btl-base.txt / btl:no-nics"}) {
+    const auto m = ex().explain(t);
+    ASSERT_FALSE(m.empty()) << t;
+    EXPECT_FALSE(claims_failure(m)) << t << ": " << roots(m);
+  }
 }
 
 // A library the tables do not know, missed on a debug/info/warning line or its indented continuation, is the
