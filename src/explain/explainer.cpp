@@ -534,13 +534,15 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"cuda-runtime", R"(cuda(?:\s+runtime)?\s+error(?:\s+code)?\s*[:=]?\s*\(?\s*([0-9]{1,4})(?![0-9.]))",
        {"cuda error", "cuda runtime error"}},
       {"cuda-runtime", R"(cudaError(?:_t)?\s*[:=]?\s*\(?([0-9]{1,4})\)?)", {"cudaerror"}},
-      {"cuda-runtime", R"(\bcuda[A-Za-z]+\(\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
+      // With or without "()": "cudaMalloc() returned 2", the CUDA samples' "cudaGetDeviceCount returned 35".
+      {"cuda-runtime", R"(\bcuda[A-Za-z]+(?:\(\))?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
        {"returned", "failed with"}},
       // A runtime call and its number without "returned": "cudaHostRegister error: 35" (Rust/Go wrappers).
       {"cuda-runtime", R"(\bcuda[A-Z][A-Za-z]+(?:\(\))?\s+error\s*[:=]\s*([0-9]{1,4})\b)", {" error:", " error ="}},
       {"cuda-runtime", R"(THCudaCheck FAIL\b.*\berror\s*=\s*([0-9]{1,4})\b)", {"thcudacheck fail"}},
       {"cuda-driver", R"(cuda\s+driver\s+error(?:\s+code)?\s*[:=]?\s*\(?([0-9]{1,4})\b)", {"cuda driver error"}},
-      {"cuda-driver", R"(\bcu[A-Z][A-Za-z]+\(?\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
+      // (Patterns match case-insensitively: "(?!da)" keeps the runtime's cudaXxx out of the driver API's cuXxx.)
+      {"cuda-driver", R"(\bcu(?!da)[A-Z][A-Za-z]+\(?\)?\s*(?:returned|failed with)(?:\s+error)?(?:\s+code)?\s*[:=]?\s*([0-9]{1,4})\b)",
        {"returned", "failed with"}},
       {"cuda-driver", R"(CUresult\s*[:=]?\s*([0-9]{1,4})\b)", {"curesult"}},
       // TensorFlow/XLA's stream executor: "failed call to cuInit: UNKNOWN ERROR (34)" (a number its table
@@ -969,7 +971,9 @@ bool says_failure(const LogLine& L, int level) {
                                         "has no effect", "will be ignored", "defaulting to", "this is not an error",
                                         "may impair performance", "may degrade performance", "to silence this warning",
                                         "to slience this warning", "to suppress this warning", "to disable this warning",
-                                        "ignoring", "will proceed", "proceeding with", "continuing", ", setting "};
+                                        "ignoring", "will proceed", "proceeding with", "continuing", ", setting ",
+                                        // vLLM's "not supported on CPU, fallback to the eager mode"; "not set, using 4 by default"
+                                        "fallback to", "falls back to", "by default"};
   if (level == 2)
     for (const char* g : goes_on)
       if (L.lower.find(g) != std::string::npos) return false;
@@ -2425,9 +2429,22 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     static const char* const nccl_why[] = {"nccl-network", "nccl-ib", "nccl-shm", "nccl-p2p", "fabric-manager",
                                            "nccl-lib-mismatch", "nccl-topology-sysfs", "nccl-cumem-unsupported",
                                            "efa-libfabric-too-old", "gpudirect-rdma-unavailable"};
+    // The NVIDIA installer's "Unable to load the kernel module" (and nvidia-docker's UVM load) list every possible
+    // reason; the kernel's own line after it (an unknown symbol, a rejected key, a GPU the branch does not drive,
+    // modules of two versions) says which.
+    static const char* const load_symptom[] = {"nvidia-installer.module-load-failed", "nvidia-docker.uvm-load-failed"};
+    static const char* const why_not_loaded[] = {"kernel-module-deps-missing", "secure-boot", "nouveau-conflict",
+                                                 "gpu-unsupported-by-driver", "nvidia-module-version-mix",
+                                                 "kernel-compiler-mismatch", "driver-build-failed"};
     if (has_any(*root, unseen) && !has_any(*root, why_unseen)) {
       for (auto& o : out)
         if (!o.harmless && o.tier >= 2 && o.line > root->line && has_any(o, why_unseen)) {
+          root = &o;
+          break;
+        }
+    } else if (std::find(std::begin(load_symptom), std::end(load_symptom), root->code) != std::end(load_symptom)) {
+      for (auto& o : out)
+        if (!o.harmless && &o != root && o.tier >= 2 && o.line > root->line && has_any(o, why_not_loaded)) {
           root = &o;
           break;
         }

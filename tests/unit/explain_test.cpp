@@ -460,6 +460,8 @@ TEST(ExplainCodes, ByNumberWhereTheLineSaysWhose) {
        "CUPTI_ERROR_NOT_INITIALIZED"},
       {"CUPTI call cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL) failed with error 35", "nvidia-device-permission"},
       {"cuptiSubscribe returned 26", "dcgm-profiling-contention"},
+      // The CUDA samples print the runtime call without "()": 35 is the runtime's number (driver too old).
+      {"cudaGetDeviceCount returned 35", "cudaErrorInsufficientDriver"},
   };
   for (const auto& [text, token] : other_forms) {
     const auto m = ex().explain(text);
@@ -710,6 +712,8 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
                         "I0719 10:50:33.485718 219407 pg.cpp:482] [Rank 3] Frob group initialized with following options:\n"
                         "FROB_ASYNC_ERROR_HANDLING: 0\nFROB_BLOCKING_WAIT: 0\nTIMEOUT(ms): 1800000",
                         "srun: warning: can't run 1 processes on 8 nodes, setting nnodes to 1",
+                        // a warning naming what it uses instead: vLLM's CPU back-end
+                        "WARNING 02-20 18:36:00 _logger.py:72] Frob graph is not supported on CPU, fallback to the eager mode.",
                         // no level marker, but the line says how to quiet it
                         "Emulate Frob CLI using podman. Create /etc/containers/nofrob to quiet msg."}) {
     const auto m = ex().explain(t);
@@ -1335,6 +1339,23 @@ TEST(ExplainStory, ANoDeviceSymptomGivesWayToTheLaterLineThatSaysWhy) {
       "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n"
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n");
   EXPECT_TRUE(names(root_of(other), "no-gpu-visible")) << roots(other);
+}
+
+// The NVIDIA installer's "Unable to load the kernel module" lists every possible reason; the kernel's line after it
+// says which (NVIDIA/nvidia-docker#189: the drm symbols of a cloud kernel's extra modules are missing).
+TEST(ExplainStory, TheInstallersLoadFailureGivesWayToTheKernelsReason) {
+  const std::string installer =
+      "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module was built "
+      "against the wrong or improperly configured kernel sources, with a version of gcc that differs from the one used to "
+      "build the target kernel, or if a driver such as rivafb, nvidiafb, or nouveau is present and prevents the NVIDIA "
+      "kernel module from obtaining ownership of the NVIDIA graphics device(s).\n";
+  const auto m = ex().explain(installer + "[ 1291.199013] nvidia: Unknown symbol drm_gem_prime_handle_to_fd (err 0)\n");
+  ASSERT_TRUE(root_of(m)) << roots(m);
+  EXPECT_EQ(root_of(m)->code, "nvrm.unknown-symbol-kernel-deps") << roots(m);
+  // Alone, the installer's line is still the answer; a later failure that is no reason does not take over.
+  EXPECT_EQ(root_of(ex().explain(installer))->code, "nvidia-installer.module-load-failed");
+  const auto other = ex().explain(installer + "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n");
+  EXPECT_EQ(root_of(other)->code, "nvidia-installer.module-load-failed") << roots(other);
 }
 
 // An NCCL result says only that NCCL failed; the NCCL warning PyTorch repeats after "Last error:" (without its
