@@ -224,6 +224,14 @@ class Reader {
   // memory.total [MiB]"), then one row per GPU ("NVIDIA GeForce RTX 3090, 535.104.05, 24576 MiB"). A row has as
   // many ", "-separated values as the header; the first other line ends the table.
   bool smi_csv_line(size_t i, std::string_view u) {
+    // Outside a table only a header can start one, and a header's first field is a query name ("name",
+    // "index", "pci.bus_id"): most lines of a long log leave here, before anything is split or copied.
+    if (csv_fields_.empty()) {
+      const size_t comma = u.find(", ");
+      if (comma == std::string_view::npos || comma == 0 || comma > 40) return false;
+      for (size_t q = 0; q < comma && u[q] != ' '; ++q)
+        if (!((u[q] >= 'a' && u[q] <= 'z') || u[q] == '_' || u[q] == '.')) return false;
+    }
     const auto fields = split_csv(u);
     if (!csv_fields_.empty()) {
       if (fields.size() == csv_fields_.size()) {
@@ -284,6 +292,7 @@ class Reader {
     if (u.starts_with("[pip3]") || u.starts_with("[pip]") || u.starts_with("[conda]")) u = trim(u.substr(u.find(']') + 1));
     size_t n = 0;
     while (n < u.size() && !is_space(u[n]) && u[n] != '=') ++n;
+    if (n < 3 || n > 14) return false;  // jax ... tensorflow-gpu: no copy of the other lines' first words
     const std::string name = ascii_lower(u.substr(0, n));
     const char* framework = name == "torch" || name == "pytorch" ? "pytorch"
                             : name == "tensorflow" || name == "tensorflow-gpu" ? "tensorflow"
