@@ -743,33 +743,35 @@ void judge_memory(Match& x, const LogLine& L) {
   if (const double reserved = size_before(t, " reserved in total by PyTorch"); idle < 0 && reserved >= 0 && allocated >= 0)
     idle = reserved - allocated;
   if (total <= 0) return;
+  // What the sizes showed, and the fix it calls for ahead of the usual ones.
+  auto lead_with = [&x](std::string decoded, const char* fix) {
+    x.evidence.push_back(std::move(decoded));
+    x.fix.insert(x.fix.begin(), fix);
+  };
   if (want > total) {
-    x.evidence.push_back(fmt::format("decoded: one request of {} is more than the GPU's whole memory ({}): no setting frees "
-                                     "that much",
-                                     gib(want), gib(total)));
-    x.fix.insert(x.fix.begin(), "The program asks for a single tensor larger than this GPU: check the input that decides its "
-                                "size (image resolution, sequence length, batch, a shape computed wrong) or use a GPU with "
-                                "more memory; a smaller batch helps only if the batch is what makes it this large");
+    lead_with(fmt::format("decoded: one request of {} is more than the GPU's whole memory ({}): no setting frees that much",
+                          gib(want), gib(total)),
+              "The program asks for a single tensor larger than this GPU: check the input that decides its size (image "
+              "resolution, sequence length, batch, a shape computed wrong) or use a GPU with more memory; a smaller batch "
+              "helps only if the batch is what makes it this large");
     return;
   }
   if (idle >= want && free >= 0 && free < want) {
-    x.evidence.push_back(fmt::format("decoded: PyTorch holds {} reserved but unused, more than the {} it asked for: the cache "
-                                     "is fragmented",
-                                     gib(idle), gib(want)));
-    x.fix.insert(x.fix.begin(), "Fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (ROCm: "
-                                "PYTORCH_HIP_ALLOC_CONF) before starting the program");
+    lead_with(fmt::format("decoded: PyTorch holds {} reserved but unused, more than the {} it asked for: the cache is fragmented",
+                          gib(idle), gib(want)),
+              "Fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (ROCm: PYTORCH_HIP_ALLOC_CONF) before "
+              "starting the program");
     return;
   }
   if (free >= 0 && allocated >= 0) {
     const double pytorch = allocated + std::max(0.0, idle);
     const double elsewhere = total - free - pytorch;
     if (elsewhere > 0.25 * total) {
-      x.evidence.push_back(fmt::format("decoded: of the GPU's {}, {} is in use outside this process's PyTorch cache (other "
-                                       "processes, or another library in this process)",
-                                       gib(total), gib(elsewhere)));
-      x.fix.insert(x.fix.begin(), "Find what else holds GPU memory: nvidia-smi (AMD: rocm-smi --showpids) lists the "
-                                  "processes; stop them (a notebook kernel, a second run, a display server on this GPU) "
-                                  "or start this one on another GPU");
+      lead_with(fmt::format("decoded: of the GPU's {}, {} is in use outside this process's PyTorch cache (other processes, or "
+                            "another library in this process)",
+                            gib(total), gib(elsewhere)),
+                "Find what else holds GPU memory: nvidia-smi (AMD: rocm-smi --showpids) lists the processes; stop them (a "
+                "notebook kernel, a second run, a display server on this GPU) or start this one on another GPU");
     } else if (allocated > 0.5 * total) {
       x.evidence.push_back(fmt::format("decoded: PyTorch itself holds {} of the GPU's {}: the model and its activations need "
                                        "more than this GPU has at these settings",
@@ -2436,24 +2438,21 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     static const char* const why_not_loaded[] = {"kernel-module-deps-missing", "secure-boot", "nouveau-conflict",
                                                  "gpu-unsupported-by-driver", "nvidia-module-version-mix",
                                                  "kernel-compiler-mismatch", "driver-build-failed"};
+    // The symptom gives way to the first other failure that names one of `why` (with `later_only`, on a later line,
+    // and naming a cause: tier >= 2).
+    auto give_way = [&](const auto& why, bool later_only) {
+      for (auto& o : out)
+        if (!o.harmless && &o != root && (!later_only || (o.tier >= 2 && o.line > root->line)) && has_any(o, why)) {
+          root = &o;
+          return;
+        }
+    };
     if (has_any(*root, unseen) && !has_any(*root, why_unseen)) {
-      for (auto& o : out)
-        if (!o.harmless && o.tier >= 2 && o.line > root->line && has_any(o, why_unseen)) {
-          root = &o;
-          break;
-        }
+      give_way(why_unseen, true);
     } else if (std::find(std::begin(load_symptom), std::end(load_symptom), root->code) != std::end(load_symptom)) {
-      for (auto& o : out)
-        if (!o.harmless && &o != root && o.tier >= 2 && o.line > root->line && has_any(o, why_not_loaded)) {
-          root = &o;
-          break;
-        }
+      give_way(why_not_loaded, true);
     } else if (has_any(*root, nccl_result) && !has_any(*root, nccl_why)) {
-      for (auto& o : out)
-        if (!o.harmless && &o != root && has_any(o, nccl_why)) {
-          root = &o;
-          break;
-        }
+      give_way(nccl_why, false);
     }
   }
   if (root) {

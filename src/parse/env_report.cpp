@@ -229,8 +229,8 @@ class Reader {
     if (csv_fields_.empty()) {
       const size_t comma = u.find(", ");
       if (comma == std::string_view::npos || comma == 0 || comma > 40) return false;
-      for (size_t q = 0; q < comma && u[q] != ' '; ++q)
-        if (!((u[q] >= 'a' && u[q] <= 'z') || u[q] == '_' || u[q] == '.')) return false;
+      const std::string_view first = u.substr(0, comma);
+      if (!std::all_of(first.begin(), first.begin() + std::min(first.find(' '), first.size()), query_name_char)) return false;
     }
     const auto fields = split_csv(u);
     if (!csv_fields_.empty()) {
@@ -254,8 +254,7 @@ class Reader {
     bool known = false;
     for (std::string_view f : fields) {
       if (const size_t unit = f.find(" ["); unit != std::string_view::npos && f.ends_with("]")) f = f.substr(0, unit);
-      if (f.empty() || !std::all_of(f.begin(), f.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == '.'; }))
-        return false;
+      if (f.empty() || !std::all_of(f.begin(), f.end(), query_name_char)) return false;
       known = known || f == "name" || f == "driver_version";
       names.emplace_back(f);
     }
@@ -263,6 +262,8 @@ class Reader {
     csv_fields_ = std::move(names);
     return true;
   }
+  // A character of an nvidia-smi query field's name ("memory.total", "pci.bus_id").
+  static bool query_name_char(char c) { return (c >= 'a' && c <= 'z') || c == '_' || c == '.'; }
   static std::vector<std::string_view> split_csv(std::string_view u) {
     std::vector<std::string_view> out;
     for (size_t from = 0;;) {
