@@ -16,8 +16,10 @@ class LiteralSet {
  public:
   // Adds a literal (compared with lower-cased text: give it in lower case) standing for `id`.
   void add(std::string_view literal, uint32_t id);
-  // Builds the automaton; add() after build() is not allowed.
-  void build();
+  // Builds the automaton; add() after build() is not allowed. At most `dense_rows` nodes (at
+  // least the root) get a full row of moves; the default keeps that table near 1 MiB.
+  static constexpr size_t kDenseRows = 4096;
+  void build(size_t dense_rows = kDenseRows);
 
   struct Hit {
     uint32_t id;
@@ -44,25 +46,28 @@ class LiteralSet {
     int32_t next;  // the node's next output, -1
   };
   // The literals' bytes each get a class (1..k); every other byte is class 0, which no literal
-  // holds: transitions are nodes x (k+1), not nodes x 256.
+  // holds, so it always leads back to the root.
   std::vector<std::string> pending_;
   std::vector<uint32_t> pending_ids_;
   uint8_t class_of_[256] = {};
   size_t classes_ = 1;
+  // Nodes are numbered breadth first, so shallow nodes come first and a node's children are
+  // consecutive. The first dense_ nodes (the shallow ones, where a scan spends nearly all its
+  // bytes) have a full row of moves: dense_ * classes_ entries, each (node << 1) | 1 when that
+  // node ends a literal or has one on its fail chain. The deeper nodes keep only their children
+  // and follow their fail link, as in the textbook automaton: a table of every node would be
+  // megabytes, written at every start.
   std::vector<Node> nodes_;
-  // node * classes_ + class -> (node << 1) | 1 when that node ends a literal or has one on its
-  // fail chain, so the scan reads only this table for the usual byte that completes nothing.
-  // In 16 bits when the node numbers fit (most sets), else 32: one of the two is filled.
   std::vector<int32_t> next_;
-  std::vector<uint16_t> next16_;
-  // The trie and its transition table, from pending_; `total` bounds the node count.
-  template <typename T>
-  void fill_table(std::vector<T>& next, size_t total);
+  size_t dense_ = 0;
+  std::vector<uint8_t> cls_;          // node -> the class of the byte that leads to it
+  std::vector<int32_t> first_child_;  // node -> its first child (children are consecutive)
+  std::vector<uint16_t> children_;    // node -> how many children
+  // The move from `node` on byte class `c`, as a table entry.
+  [[nodiscard]] uint32_t move(size_t node, uint8_t c) const;
   // Calls on_hit(end, output) for each literal found, in text order, until it returns false.
   template <typename OnHit>
   void walk(std::string_view lower_text, OnHit on_hit) const;
-  template <typename T, typename OnHit>
-  void walk_table(const T* next, std::string_view lower_text, OnHit& on_hit) const;
   std::vector<Output> outputs_;
   bool built_ = false;
 };

@@ -1277,7 +1277,7 @@ TEST(ExplainStory, ConditionalsAndTypedCommandsDoNotSayAFailure) {
 // The literal automaton behind the prefilter: every occurrence, overlapping ones and a literal
 // inside another included, in the small (16-bit) table and the large one alike.
 TEST(LiteralSet, FindsEveryOccurrenceInSmallAndLargeTables) {
-  auto check = [](size_t filler_literals) {
+  auto check = [](size_t filler_literals, size_t dense_rows) {
     explain::LiteralSet set;
     set.add("cudnn", 1);
     set.add("libcudnn.so", 2);
@@ -1289,20 +1289,57 @@ TEST(LiteralSet, FindsEveryOccurrenceInSmallAndLargeTables) {
       for (int c = 0; c < 24; ++c) lit += static_cast<char>('q' + rng() % 10);
       set.add(lit, 100);
     }
-    set.build();
+    set.build(dense_rows);
     const std::string text = "could not load libcudnn.so.9: aaaa";
     std::multiset<std::pair<uint32_t, size_t>> got;
     for (const auto& h : set.find_all(text)) got.insert({h.id, h.end});
     const std::multiset<std::pair<uint32_t, size_t>> want = {{1, 23}, {2, 26}, {3, 25}, {4, 33}, {4, 34}};
-    EXPECT_EQ(got, want) << filler_literals << " filler literals";
+    EXPECT_EQ(got, want) << filler_literals << " filler literals, " << dense_rows << " dense rows";
     EXPECT_TRUE(set.contains_any("xx libcudnn"));
     EXPECT_FALSE(set.contains_any("cudn aa nn."));
     std::vector<explain::LiteralSet::Hit> buffer(3, {9, 9, 9});
     set.find_all("nothing here", buffer);  // the buffer is emptied first
     EXPECT_TRUE(buffer.empty());
   };
-  check(0);      // a few dozen nodes: the 16-bit table
-  check(20000);  // ~480,000 bytes of literals: past 32,767 nodes, the 32-bit table
+  check(0, explain::LiteralSet::kDenseRows);      // a few dozen nodes: every node has a full row
+  check(20000, explain::LiteralSet::kDenseRows);  // ~480,000 nodes: most only children and fail links
+  check(0, 1);                                    // only the root's row: every other move by fail links
+  check(20000, 1);
+}
+
+// The automaton against the plain definition (every start position, every literal), on literals and
+// texts over a small alphabet where they overlap, nest and share suffixes all the time, at every
+// split between full rows and fail links.
+TEST(LiteralSet, AgreesWithSearchingEveryLiteralEverywhere) {
+  std::mt19937 rng(11);
+  auto word = [&](size_t max_len) {
+    std::string w(1 + rng() % max_len, 'a');
+    for (auto& ch : w) ch = "abcab-."[rng() % 7];
+    return w;
+  };
+  for (int round = 0; round < 60; ++round) {
+    std::vector<std::string> lits;
+    const size_t n = 1 + rng() % 40;
+    for (size_t i = 0; i < n; ++i) lits.push_back(word(6));
+    std::string text;
+    for (int i = 0; i < 20; ++i) text += word(8) + (rng() % 3 ? "" : "xyz ");  // x, y, z: bytes no literal holds
+    std::multiset<std::pair<uint32_t, size_t>> want;
+    for (uint32_t id = 0; id < lits.size(); ++id)
+      for (size_t at = text.find(lits[id]); at != std::string::npos; at = text.find(lits[id], at + 1))
+        want.insert({id, at + lits[id].size()});
+    for (size_t dense_rows : {size_t{1}, size_t{2}, size_t{5}, size_t{30}, explain::LiteralSet::kDenseRows}) {
+      explain::LiteralSet set;
+      for (uint32_t id = 0; id < lits.size(); ++id) set.add(lits[id], id);
+      set.build(dense_rows);
+      std::multiset<std::pair<uint32_t, size_t>> got;
+      for (const auto& h : set.find_all(text)) {
+        got.insert({h.id, h.end});
+        EXPECT_EQ(h.length, lits[h.id].size());
+      }
+      EXPECT_EQ(got, want) << "round " << round << ", " << dense_rows << " dense rows, text " << text;
+      EXPECT_EQ(set.contains_any(text), !want.empty());
+    }
+  }
 }
 
 // TensorFlow's start-up probe for TensorRT is harmless, unless TF-TRT then dies on it (a fatal-level
