@@ -7,6 +7,7 @@
 int main(int argc, char** argv) {
   using namespace gpuready::cli;
   gpuready::harden_process();
+  gpuready::prepare_heap();
   CLI::App app{"gpuready: is this machine ready for GPU deep learning, and if not, exactly what to do"};
   app.set_version_flag("--version", std::string("gpuready ") + GPUREADY_VERSION);
   app.require_subcommand(0, 1);

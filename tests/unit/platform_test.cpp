@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -162,4 +163,36 @@ TEST(Path, SplitSkipsEmptyEntries) {
   EXPECT_EQ(split_path_list("/a::/b:"), (std::vector<std::string>{"/a", "/b"}));
   EXPECT_EQ(join_path("/usr/local/", "cuda"), "/usr/local/cuda");
   EXPECT_EQ(join_path("/usr/local", "cuda"), "/usr/local/cuda");
+}
+
+// prepare_heap: the heap grows by its pad at once and that range is advised for huge pages (the
+// "hg" VmFlag of a [heap] mapping in /proc/self/smaps), whatever the heap held before.
+TEST(PrepareHeap, GrowsTheHeapOnceAndAsksForHugePages) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's allocator does not use the program break";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer's allocator does not use the program break";
+#endif
+#endif
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled"))
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  gpuready::prepare_heap();
+  std::ifstream smaps("/proc/self/smaps");
+  ASSERT_TRUE(smaps) << "no /proc/self/smaps";
+  std::string line;
+  bool in_heap = false;
+  unsigned long size_kb = 0, advised_kb = 0;
+  while (std::getline(smaps, line)) {
+    const bool header = !line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) && line.find('-') < 17 &&
+                        line.find(':') > line.find(' ');
+    if (header) {
+      in_heap = line.size() >= 6 && line.compare(line.size() - 6, 6, "[heap]") == 0;
+      continue;
+    }
+    if (!in_heap) continue;
+    if (line.rfind("Size:", 0) == 0) size_kb = std::stoul(line.substr(5));
+    if (line.rfind("VmFlags:", 0) == 0 && line.find(" hg") != std::string::npos) advised_kb += size_kb;
+  }
+  EXPECT_GE(advised_kb, 16UL << 10) << "no [heap] mapping of 16 MiB or more is advised for huge pages";
 }

@@ -1,9 +1,15 @@
 // The real POSIX Os bundle and host facts from uname/sysinfo.
+#include <sys/mman.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -61,6 +67,27 @@ bool remove_tree(const std::string& path) {
 }
 
 void harden_process() {}
+
+void prepare_heap() {
+#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+  constexpr size_t kPad = size_t{32} << 20;
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (::mallopt(M_TOP_PAD, static_cast<int>(kPad)) != 1) return;
+  // Blocks under the 128 KiB mmap threshold, until one is larger than the heap's free top: then
+  // malloc extends the heap, by the block and the pad; freed, they stay in the heap's top. (Kept
+  // in a volatile array: a compiler may drop a malloc whose block is only freed.)
+  auto* start = static_cast<char*>(::sbrk(0));
+  void* volatile blocks[16] = {};
+  size_t n = 0;
+  while (n < 16 && ::sbrk(0) == start) blocks[n++] = std::malloc(120 << 10);
+  auto* end = static_cast<char*>(::sbrk(0));
+  for (size_t i = 0; i < n; ++i) std::free(blocks[i]);
+  const uintptr_t from = (reinterpret_cast<uintptr_t>(start) + kHuge - 1) & ~(kHuge - 1);
+  const auto to = reinterpret_cast<uintptr_t>(end) & ~(kHuge - 1);
+  if (start == reinterpret_cast<char*>(-1) || end == reinterpret_cast<char*>(-1) || to <= from) return;
+  ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);  // advice: failure changes nothing
+#endif
+}
 
 bool stdout_wants_color() {
   if (std::getenv("NO_COLOR")) return false;

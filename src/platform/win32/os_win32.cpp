@@ -206,6 +206,8 @@ void harden_process() {
   ::SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
 }
 
+void prepare_heap() {}
+
 bool stdout_wants_color() {
   if (std::getenv("NO_COLOR")) return false;
   HANDLE out = ::GetStdHandle(STD_OUTPUT_HANDLE);
