@@ -636,6 +636,8 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
       {"not defined in file", "library.undefined-symbol", false},
       // "X: version `V' not found (required by Y)": X is the copy that lacks V (Y only asked for it).
       {"not found (required by", "library.version-not-found", true},
+      // ldd's report of a dependency the loader cannot find: "\tlibucp.so.0 => not found".
+      {" => not found", "library.missing", true},
       {"cannot find -l", "library.link-missing", false},
       {"找不到 -l", "library.link-missing", false},  // GNU ld in a Chinese locale (binutils' zh_CN catalogue)
       // MSVC's link.exe: "LINK : fatal error LNK1181: cannot open input file 'cudart.lib'".
@@ -842,6 +844,13 @@ int notice_level(const LogLine& L) {
            parse::is_digit(t[q + 3]) && parse::is_digit(t[q + 4]) && t[q + 5] == ' ';
   };
   if (glog_at(p)) return t[p] == 'I' ? 1 : 2;
+  // The same header behind what collected the line: a container runtime's "2023-10-19T14:25:03.80+08:00 stderr F
+  // I1019 06:25:03.801505 1 main.go:154] ...", journald's "Apr 22 18:10:16 host kubelet[602]: I0422 ...". The
+  // header's time ("06:25:03") must follow, so a word such as "W1000" in a message is not taken for it.
+  for (size_t q = t.find(' ', p); q != std::string::npos && q < p + 80; q = t.find(' ', q + 1))
+    if (glog_at(q + 1) && q + 15 <= t.size() && parse::is_digit(t[q + 7]) && parse::is_digit(t[q + 8]) && t[q + 9] == ':' &&
+        parse::is_digit(t[q + 10]) && parse::is_digit(t[q + 11]) && t[q + 12] == ':')
+      return t[q + 1] == 'I' ? 1 : 2;
   if (parse::is_digit(t[p]))  // "2023-01-01 10:00:00.123456: W tensorflow/..."
     if (size_t c = t.find(": ", p); c != std::string::npos && c < p + 40 && c + 3 < t.size() && t[c + 3] == ' ' &&
                                     (t[c + 2] == 'I' || t[c + 2] == 'W'))
@@ -867,13 +876,14 @@ int notice_level(const LogLine& L) {
   // notice whatever its level marker: "No module 'xformers'. Proceeding without it.", "Falling back
   // to native attention", "X is deprecated. Please use Y instead", "... taints kernel", or that
   // calls itself a warning one may turn off ("... To silence this warning, specify ..."), not an
-  // error, or a cost in speed only ("This may degrade performance for compute-heavy workloads").
+  // error, or a cost in speed only ("This may degrade performance for compute-heavy workloads"), or that an input
+  // it was given goes unused ("... were passed to StableDiffusionPipeline, but are not expected and will be ignored").
   static const char* const going_on[] = {"proceeding without", "falling back to", "is deprecated", "are deprecated",
                                          "will be removed in", "taints kernel", "tainting kernel", "to silence this warning",
                                          "to suppress this warning", "to disable this warning", "can be safely ignored",
                                          "this is not an error", "may impair performance", "may degrade performance",
                                          "may hurt performance", "may reduce performance", "skipping import of",
-                                         "to disable)", "to quiet this", "to quiet msg", "to quiet the"};
+                                         "to disable)", "to quiet this", "to quiet msg", "to quiet the", "and will be ignored"};
   if (level == 0)
     for (const char* g : going_on)
       if (L.lower.find(g) != std::string::npos) return 1;
@@ -1136,7 +1146,7 @@ struct ConditionTopic {
 const std::vector<ConditionTopic>& condition_topics() {
   static const std::vector<ConditionTopic> topics = {
       {"words.dtype-unsupported", "dtype-unsupported",
-       {"not supported", "unsupported", "requires", "only supported", "not available"},
+       {"not supported", "unsupported", "requires", "only supported", "not available", "does not support"},
        {{"bfloat16", "bf16", "fp8", "float8", "e4m3", "tf32", "int8 tensor core"},
         {"gpu", "cuda", "compute capability", "sm_", "gfx", "hardware", "architecture", "on mps", "mps backend",
          "mps device", "on xpu", "directml", "dml backend"}},
@@ -1228,7 +1238,7 @@ const std::vector<ConditionTopic>& condition_topics() {
        {"out of memory", "not enough memory", "insufficient memory", "failed to allocate", "oom when allocating",
         "outofmemory", "memory allocation failed", "cannot allocate", "exceeds available", "exceeds the available"},
        {{"cuda", "gpu", "vram", "device memory", "hip", "rocm", "cudnn", "cublas", "video memory", "dedicated memory",
-         "torch.outofmemoryerror", "allocation on device"}},
+         "torch.outofmemoryerror", "allocation on device", "mps backend", "mps allocated"}},
        "The GPU ran out of memory",
        "Use a smaller batch, sequence length or model (or quantise it) ;; Close other processes on the GPU (nvidia-smi "
        "lists them) ;; PyTorch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation; TensorFlow/JAX: "

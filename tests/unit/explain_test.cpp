@@ -578,6 +578,9 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
        "cublasLt64_12.dll"},
       {"The code execution cannot continue because hiprtc0507.dll was not found.", "hiprtc0507.dll"},
       {"The program can't start because nvinfer_10.dll is missing from your computer.", "nvinfer_10.dll"},
+      // ldd's report, for a library the tables know and one they do not (an MPI transport)
+      {"\tlibcudnn_ops.so.9 => not found", "libcudnn_ops.so.9"},
+      {"\tlibucp.so.0 => not found", "libucp.so.0"},
   };
   for (const auto& [text, lib] : cases) {
     const auto m = ex().explain(text);
@@ -622,6 +625,25 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
 }
 
 // A CUDA library lacking a symbol another part was built against: two CUDA releases are mixed.
+// ldd's lines for libraries it found, and a "not found" that is not ldd's, name nothing missing.
+TEST(ExplainLibraries, LddLinesForFoundLibrariesStaySilent) {
+  EXPECT_FALSE(claims_failure(ex().explain("\tlibucp.so.0 => /usr/lib/x86_64-linux-gnu/libucp.so.0 (0x00007f2a1c000000)\n"
+                                           "\tlibcudart.so.12 => /usr/local/cuda/lib64/libcudart.so.12 (0x00007f2a1b000000)")));
+  EXPECT_FALSE(claims_failure(ex().explain("the value => not found in the cache, recomputing it")));
+}
+
+// macOS's loader says "Symbol not found: __ZN..." (Mach-O names carry one more underscore) where
+// Linux says "undefined symbol: _ZN...": a PyTorch C++ symbol either way.
+TEST(ExplainLibraries, AMissingTorchSymbolOnMacosIsAnAbiMismatch) {
+  const auto m = ex().explain("ImportError: dlopen(/Users/me/venv/lib/python3.9/site-packages/foo/_C.so, 2): Symbol not found: "
+                              "__ZN3c1015SmallVectorBaseIjE8grow_podEPvmm\n  Referenced from: /Users/me/venv/foo/_C.so");
+  EXPECT_TRUE(has_code(m, "torch.extension-abi-mismatch")) << codes(m);
+  EXPECT_TRUE(names(root_of(m), "dll-version-mismatch")) << roots(m);
+  // A symbol of another library is not PyTorch's.
+  EXPECT_FALSE(has_code(ex().explain("dlopen(/x/libfoo.dylib, 2): Symbol not found: _png_create_read_struct"),
+                        "torch.extension-abi-mismatch"));
+}
+
 TEST(ExplainLibraries, AnUndefinedCudaSymbolIsAVersionMix) {
   const auto m = ex().explain("undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12");
   EXPECT_TRUE(names(root_of(m), "libcudart.so.12")) << roots(m);
@@ -715,7 +737,12 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
                         // a warning naming what it uses instead: vLLM's CPU back-end
                         "WARNING 02-20 18:36:00 _logger.py:72] Frob graph is not supported on CPU, fallback to the eager mode.",
                         // no level marker, but the line says how to quiet it
-                        "Emulate Frob CLI using podman. Create /etc/containers/nofrob to quiet msg."}) {
+                        "Emulate Frob CLI using podman. Create /etc/containers/nofrob to quiet msg.",
+                        // a glog line behind what collected it: a container runtime's log, journald
+                        "2023-10-19T14:25:03.801644662+08:00 stderr F I1019 06:25:03.801595       1 main.go:161] Starting frob watcher.",
+                        "Apr 22 18:10:16 host frobd[602]: W0422 18:10:16.123456     602 frob.go:55] frob cache is cold",
+                        // an input the program does not use and says it ignores
+                        "frob_kwargs ['scale', 'bias'] are not expected by FrobProcessor and will be ignored."}) {
     const auto m = ex().explain(t);
     ASSERT_EQ(m.size(), 1u) << t << ": " << roots(m);
     EXPECT_EQ(m.front().code, "log.notice") << t;
@@ -728,6 +755,9 @@ TEST(ExplainStory, UncataloguedInfoAndWarningLinesAreNotices) {
                         "WARNING 02-06 00:09:43 config.py:380] Frobbing is not supported on this device",
                         "W0821 08:49:41.251296 104802 server.cc:208] Error: frob failed, using nothing instead",
                         "main: warning: could not load the frob: giving up",
+                        // an error-level glog line behind a container runtime's prefix; a "W1000" inside a message is no header
+                        "2023-10-19T14:25:03.801644662+08:00 stderr F E1019 06:25:03.801595       1 main.go:161] frob failed",
+                        "2023-10-19 stderr F code W1000 frob failed",
                         "time=\"2024-05-01T10:00:00Z\" level=error msg=\"frob failed to start\"",
                         // a setting line with a sentence for a value is a statement again
                         "I0719 10:50:33.485718 219407 pg.cpp:482] options:\nFROB_STATUS: the frob failed to open its device",
@@ -1131,7 +1161,11 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       {"Building rpms failed; see /var/cache/akmods/nvidia/590.44.01-1-for-6.17.10-300.fc43.aarch64.failed.log for details",
        "driver-build-failed"},
       {"Cannot use GPU because you have installed CPU version PaddlePaddle.", "cpu-only-build"},
-      {"TypeError: BFloat16 is not supported on MPS", "dtype-unsupported"}};
+      {"TypeError: BFloat16 is not supported on MPS", "dtype-unsupported"},
+      // "does not support" says it too; Apple's MPS memory is GPU memory.
+      {"RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.", "dtype-unsupported"},
+      {"RuntimeError: MPS backend out of memory (MPS allocated: 9.01 GB, other allocations: 0 bytes, max allowed: 9.07 GB).",
+       "out-of-memory"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
     ASSERT_FALSE(m.empty()) << text;
@@ -1161,7 +1195,9 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
                            // another service's [FAILED], a CPU version of something that is no framework
                            "Starting nvidia-persistenced.service [FAILED]", "Building and installing v4l2loopback [FAILED]",
                            "ERROR: this CPU version of the installer cannot use the GPU driver",
-                           "ValueError: bf16 timestamps are not supported by this file format"}) {
+                           "ValueError: bf16 timestamps are not supported by this file format",
+                           "ValueError: this file format does not support bfloat16 timestamps",
+                           "ERROR: the metal detector driver is out of memory"}) {
     const auto m = ex().explain(text);
     EXPECT_TRUE(std::none_of(m.begin(), m.end(), [](const explain::Match& x) { return !x.harmless; }))
         << text << ": " << roots(m);
