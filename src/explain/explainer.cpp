@@ -883,7 +883,8 @@ int notice_level(const LogLine& L) {
                                          "to suppress this warning", "to disable this warning", "can be safely ignored",
                                          "this is not an error", "may impair performance", "may degrade performance",
                                          "may hurt performance", "may reduce performance", "skipping import of",
-                                         "to disable)", "to quiet this", "to quiet msg", "to quiet the", "and will be ignored"};
+                                         "to disable)", "to quiet this", "to quiet msg", "to quiet the", "and will be ignored",
+                                         "you can ignore this"};
   if (level == 0)
     for (const char* g : going_on)
       if (L.lower.find(g) != std::string::npos) return 1;

@@ -1265,6 +1265,8 @@ TEST(ExplainStory, GoingOnWithoutSomethingIsANotice) {
                         "performance.",
                         "UserWarning: frob strides do not match. This is not an error, but may impair performance.",
                         "UserWarning: the frob layout changed since the module was built",  // "hang" is not in "changed"
+                        // no level marker; the message says it may be ignored
+                        "Frob cache not found, rebuilding it; if you did not set FROB_HOME you can ignore this message.",
                         // Warnings that say they can be ignored or turned off (vLLM, with its own spelling; ONNX
                         // Runtime's "[W:onnxruntime:" level).
                         "(VllmWorkerProcess pid=528) WARNING 04-12 07:54:01 [triton_decode_attention.py:44] The "
