@@ -158,31 +158,48 @@ bool line_names_family(const LogLine& L, const std::string& family) {
   return call_with_prefix("cu") || call_with_prefix("gpu");
 }
 
+// "LibRmVersionMismatch" -> "LIB_RM_VERSION_MISMATCH", "IRQIssue" -> "IRQ_ISSUE": a word starts at a capital after a
+// small letter or digit, or at the last capital of an acronym.
+std::string camel_to_upper_snake(std::string_view camel) {
+  std::string out;
+  for (size_t q = 0; q < camel.size(); ++q) {
+    const char ch = camel[q];
+    const bool upper = ch >= 'A' && ch <= 'Z';
+    const auto lower_at = [&](size_t i) { return i < camel.size() && camel[i] >= 'a' && camel[i] <= 'z'; };
+    const bool prev_upper = q > 0 && camel[q - 1] >= 'A' && camel[q - 1] <= 'Z';
+    if (upper && q > 0 && (!prev_upper || lower_at(q + 1)) && camel[q - 1] != '_') out += '_';
+    out += static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+  }
+  return out;
+}
+
+// Whether the line names OpenCL: the word, pyopencl, or an OpenCL call ("clGetPlatformIDs failed").
+bool line_names_opencl(const LogLine& L) {
+  if (L.lower.find("opencl") != std::string::npos) return true;
+  for (size_t at = L.text.find("cl"); at != std::string::npos; at = L.text.find("cl", at + 2))
+    if ((at == 0 || !is_word_char(L.text[at - 1])) && at + 3 < L.text.size() && L.text[at + 2] >= 'A' && L.text[at + 2] <= 'Z' &&
+        L.text[at + 3] >= 'a' && L.text[at + 3] <= 'z')
+      return true;
+  return false;
+}
+
 // A vendor code as a binding or wrapper prints it, by the name its header gives it: a HIP error as TensorFlow's
 // ROCm stream executor prints it ("could not retrieve ROCM device count: HIP_ERROR_NoDevice": "HIP_ERROR_" and
 // the name without "hipError"); an NVML return code as pynvml's exception class ("NVMLError_LibRmVersionMismatch",
 // "NVMLError_IRQIssue") or go-nvml's name without the prefix ("ERROR_LIBRARY_NOT_FOUND", only on a line that says
-// NVML: Win32 has ERROR_NOT_FOUND too); a VkResult without its VK_ on a line that says Vulkan. Empty when the
-// word is none of these.
+// NVML: Win32 has ERROR_NOT_FOUND too); a VkResult without its VK_ on a line that says Vulkan, or as Vulkan-Hpp's
+// exceptions print it ("vk::createInstanceUnique: ErrorIncompatibleDriver"); an OpenCL status without its CL_ as
+// pyopencl prints it ("clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR"). Empty when the word is none of these.
 std::string binding_code_name(std::string_view tok, const LogLine& L) {
-  constexpr std::string_view pynvml = "NVMLError_", go = "ERROR_", tf_hip = "HIP_ERROR_";
+  constexpr std::string_view pynvml = "NVMLError_", go = "ERROR_", tf_hip = "HIP_ERROR_", vk_hpp = "Error";
   if (tok.substr(0, tf_hip.size()) == tf_hip && tok.size() > tf_hip.size() && tok[tf_hip.size()] >= 'A' &&
       tok[tf_hip.size()] <= 'Z' && tok.back() >= 'a' && tok.back() <= 'z')
     return "hipError" + std::string(tok.substr(tf_hip.size()));
-  if (tok.substr(0, pynvml.size()) == pynvml && tok.size() > pynvml.size()) {
-    const std::string_view camel = tok.substr(pynvml.size());
-    std::string out = "NVML_ERROR_";
-    for (size_t q = 0; q < camel.size(); ++q) {
-      const char ch = camel[q];
-      const bool upper = ch >= 'A' && ch <= 'Z';
-      const auto lower_at = [&](size_t i) { return i < camel.size() && camel[i] >= 'a' && camel[i] <= 'z'; };
-      const bool prev_upper = q > 0 && camel[q - 1] >= 'A' && camel[q - 1] <= 'Z';
-      // A word starts at a capital after a small letter or digit, or at the last capital of an acronym ("IRQIssue").
-      if (upper && q > 0 && (!prev_upper || lower_at(q + 1)) && camel[q - 1] != '_') out += '_';
-      out += static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
-    }
-    return out;
-  }
+  if (tok.substr(0, pynvml.size()) == pynvml && tok.size() > pynvml.size())
+    return "NVML_ERROR_" + camel_to_upper_snake(tok.substr(pynvml.size()));
+  if (tok.substr(0, vk_hpp.size()) == vk_hpp && tok.size() > vk_hpp.size() && tok[vk_hpp.size()] >= 'A' &&
+      tok[vk_hpp.size()] <= 'Z' && L.text.find("vk::") != std::string::npos)
+    return "VK_" + camel_to_upper_snake(tok);
   if (tok.substr(0, go.size()) == go && tok.size() > go.size()) {
     if (L.lower.find("nvml") != std::string::npos) return "NVML_" + std::string(tok);
     // Rust's ash/vulkano print a VkResult as "VkError(ERROR_INCOMPATIBLE_DRIVER)" / "ERROR_INITIALIZATION_FAILED".
@@ -190,6 +207,9 @@ std::string binding_code_name(std::string_view tok, const LogLine& L) {
         L.lower.find("vkresult") != std::string::npos)
       return "VK_" + std::string(tok);
   }
+  if (tok.find('_') != std::string_view::npos && std::none_of(tok.begin(), tok.end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
+      tok.substr(0, 3) != "CL_" && line_names_opencl(L))
+    return "CL_" + std::string(tok);
   return {};
 }
 
@@ -1237,7 +1257,8 @@ const std::vector<ConditionTopic>& condition_topics() {
        "build) ;; In a VM, pass the host CPU's features through (host-passthrough)"},
       {"words.out-of-memory", "out-of-memory",
        {"out of memory", "not enough memory", "insufficient memory", "failed to allocate", "oom when allocating",
-        "outofmemory", "memory allocation failed", "cannot allocate", "exceeds available", "exceeds the available"},
+        "outofmemory", "out_of_memory", "memory allocation failed", "cannot allocate", "exceeds available",
+        "exceeds the available"},
        {{"cuda", "gpu", "vram", "device memory", "hip", "rocm", "cudnn", "cublas", "video memory", "dedicated memory",
          "torch.outofmemoryerror", "allocation on device", "mps backend", "mps allocated"}},
        "The GPU ran out of memory",

@@ -922,6 +922,30 @@ TEST(ExplainCodes, NvmlCodesAsTheBindingsPrintThem) {
     EXPECT_TRUE(ex().explain(t).empty()) << t << ": " << roots(ex().explain(t));
 }
 
+// Vulkan-Hpp's exceptions print a VkResult as "vk::<call>: Error<Name>"; pyopencl prints an OpenCL
+// status without its CL_. Each only where the line is Vulkan-Hpp's or OpenCL's.
+TEST(ExplainCodes, VulkanHppAndPyopenclNames) {
+  const struct {
+    const char* text;
+    const char* code;
+  } fires[] = {
+      {"RuntimeError: vk::createInstanceUnique: ErrorIncompatibleDriver", "VK_ERROR_INCOMPATIBLE_DRIVER"},
+      {"E llama_model_load: error loading model: vk::PhysicalDevice::createDevice: ErrorExtensionNotPresent",
+       "VK_ERROR_EXTENSION_NOT_PRESENT"},
+      {"vk::Device::allocateMemory: ErrorOutOfDeviceMemory", "VK_ERROR_OUT_OF_DEVICE_MEMORY"},
+      {"pyopencl._cl.LogicError: clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR", "CL_PLATFORM_NOT_FOUND_KHR"},
+      {"pyopencl._cl.MemoryError: clEnqueueNDRangeKernel failed: OUT_OF_RESOURCES", "CL_OUT_OF_RESOURCES"},
+  };
+  for (const auto& c : fires) {
+    const auto m = ex().explain(c.text);
+    EXPECT_TRUE(names(root_of(m), c.code)) << c.text << ": " << roots(m);
+  }
+  // The same words without Vulkan-Hpp or OpenCL on the line are no such codes.
+  for (const char* t : {"FooError: ErrorIncompatibleDriver", "ValueError: PLATFORM_NOT_FOUND_KHR",
+                        "vk::createInstance: ErrorNoSuchThing", "clFoo failed: NO_SUCH_STATUS"})
+    EXPECT_FALSE(claims_failure(ex().explain(t))) << t << ": " << roots(ex().explain(t));
+}
+
 // TensorFlow's ROCm stream executor prints a hipError_t as "HIP_ERROR_" and its name
 // (ROCmSoftwarePlatform/tensorflow#14); a shouted constant of the same prefix is no HIP code.
 TEST(ExplainCodes, HipCodesAsTensorFlowsRocmPrintsThem) {
@@ -1165,6 +1189,9 @@ TEST(ExplainStory, AnUncataloguedFailureLineNamesItsConditionByItsWords) {
       // "does not support" says it too; Apple's MPS memory is GPU memory.
       {"RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.", "dtype-unsupported"},
       {"RuntimeError: MPS backend out of memory (MPS allocated: 9.01 GB, other allocations: 0 bytes, max allowed: 9.07 GB).",
+       "out-of-memory"},
+      // RMM's and Thrust's spelling (XGBoost, cuDF): "std::bad_alloc: out_of_memory: CUDA error at: ..."
+      {"FooError: Memory allocation error on worker 0: std::bad_alloc: out_of_memory: CUDA error at: /opt/rmm/foo.hpp",
        "out-of-memory"}};
   for (const auto& [text, condition] : fires) {
     const auto m = ex().explain(text);
