@@ -76,6 +76,7 @@ struct Explainer::Impl {
   struct LibPhrase {
     std::string code;   // "library.missing", "library.undefined-symbol", ...
     bool name_before;   // the library is named before the phrase ("X: cannot open shared object file")
+    bool known_only = false;  // claims only a library the tables know
   };
   std::vector<LibPhrase> lib_phrases;  // kLib ids
 
@@ -417,10 +418,14 @@ LibraryNameDecoder::LibraryNameDecoder(const knowledge::Compat& k) : k_(k) {
         if (v == std::string::npos) shapes_.push_back({&row, win, false, p, ""});
         else shapes_.push_back({&row, win, true, p.substr(0, v), p.substr(v + 3)});
       }
-    // "libcudart.so" (unversioned, a development name) for a "libcudart.so.{v}" row.
+    // "libcudart.so" (unversioned, a development name) for a "libcudart.so.{v}" row; macOS's names of the
+    // same library put the version before the suffix: "libcudart.10.2.dylib" ("libcudart.dylib" unversioned).
     const std::string p = parse::ascii_lower(row.linux_pattern);
     const size_t v = p.find(".{v}");
-    if (v != std::string::npos && v + 4 == p.size()) unversioned_.emplace_back(p.substr(0, v), &row);
+    if (v != std::string::npos && v + 4 == p.size()) {
+      unversioned_.emplace_back(p.substr(0, v), &row);
+      if (p.compare(v - 3, 3, ".so") == 0) shapes_.push_back({&row, false, true, p.substr(0, v - 2), ".dylib"});
+    }
   }
 }
 
@@ -456,7 +461,9 @@ std::optional<LibraryName> LibraryNameDecoder::decode(std::string_view file) con
     // An MSVC import library is the stem alone ("cudart.lib", "cuda.lib"): the library whose
     // development name is "lib<stem>.so" ("-lcudart"), on Windows.
     const bool import_lib = lower.size() > 4 && lower.ends_with(".lib");
-    const std::string dev = import_lib ? "lib" + lower.substr(0, lower.size() - 4) + ".so" : lower;
+    const std::string dev = import_lib                   ? "lib" + lower.substr(0, lower.size() - 4) + ".so"
+                            : lower.ends_with(".dylib") ? lower.substr(0, lower.size() - 6) + ".so"
+                                                        : lower;
     for (const auto& [name, row] : unversioned_)
       if (dev == name) {
         best = LibraryName{base, row->stem, row->component, row->kind, "", "", import_lib, row};
@@ -672,6 +679,13 @@ Explainer::Explainer(const knowledge::Compat& k, bool compile_now) : impl_(std::
   for (const auto& [phrase, code, before] : phrases) {
     m.line_literals.add(phrase, (Impl::kLib << Impl::kIdBits) | static_cast<uint32_t>(m.lib_phrases.size()));
     m.lib_phrases.push_back({code, before});
+  }
+  // macOS's loader: "dyld: Library not loaded: @rpath/libcudart.10.2.dylib", "dlopen(libcudnn.7.dylib, 6): image not
+  // found". On a Mac most such lines are about an application's own or an audio/graphics library (libsox, libomp):
+  // only a library the tables know is claimed.
+  for (const auto& [phrase, before] : {std::pair{"library not loaded", false}, std::pair{"image not found", true}}) {
+    m.line_literals.add(phrase, (Impl::kLib << Impl::kIdBits) | static_cast<uint32_t>(m.lib_phrases.size()));
+    m.lib_phrases.push_back({"library.missing", before, true});
   }
   for (const char* w : kFailureWords) m.line_literals.add(w, Impl::kFailure << Impl::kIdBits);
   add_condition_words(m.line_literals, Impl::kCondition << Impl::kIdBits);
@@ -2144,7 +2158,8 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
     static const Impl::LibPhrase kFallback{"library.missing", false};
     const bool fallback =
         phrase_hits.empty() &&
-        (L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos) &&
+        (L.lower.find(".so") != std::string::npos || L.lower.find(".dll") != std::string::npos ||
+         L.lower.find(".dylib") != std::string::npos) &&
         has_hit(i, Impl::kFailure);
     if (!phrase_hits.empty() || fallback) {
       const auto names = library_names_in(L.text, L.lower);
@@ -2174,7 +2189,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
         const bool unknown_notice =
             !decoded && (notice_level(L) > 0 || (L.indented && i > 0 && notice_level(lines[i - 1]) > 0));
         if (!not_gpu_stack && !unknown_notice && explicit_phrase &&
-            (decoded || (!fallback && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
+            (decoded || (!fallback && !ph.known_only && (ph.code != "library.missing" || phrase_hits.front().length > 12)))) {
           Found f;
           f.m.code = ph.code;
           f.m.line = L.number;

@@ -581,6 +581,9 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
       // ldd's report, for a library the tables know and one they do not (an MPI transport)
       {"\tlibcudnn_ops.so.9 => not found", "libcudnn_ops.so.9"},
       {"\tlibucp.so.0 => not found", "libucp.so.0"},
+      // macOS's loader
+      {"dyld: Library not loaded: @rpath/libcudart.10.2.dylib\n  Referenced from: /x/libtorch_cuda.dylib", "libcudart.10.2.dylib"},
+      {"OSError: dlopen(libcudnn.7.dylib, 6): image not found", "libcudnn.7.dylib"},
   };
   for (const auto& [text, lib] : cases) {
     const auto m = ex().explain(text);
@@ -598,6 +601,15 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
   ASSERT_TRUE(z);
   EXPECT_EQ(z->stem, "cudnn_ops_infer") << "the longest file pattern wins over cudnn64_{v}";
   EXPECT_FALSE(decode_library_name(knowledge::Compat::embedded(), "libfoo.so.1"));
+  // macOS names: the version before ".dylib"
+  const auto mac = decode_library_name(knowledge::Compat::embedded(), "libcudart.10.2.dylib");
+  ASSERT_TRUE(mac);
+  EXPECT_EQ(mac->stem, "cudart");
+  EXPECT_EQ(mac->version, "10.2");
+  const auto mac_dev = decode_library_name(knowledge::Compat::embedded(), "libcublas.dylib");
+  ASSERT_TRUE(mac_dev);
+  EXPECT_EQ(mac_dev->stem, "cublas");
+  EXPECT_FALSE(decode_library_name(knowledge::Compat::embedded(), "libfoo.1.dylib"));
   // An MSVC import library: the stem alone, on Windows; one the tables do not know stays unknown.
   const auto imp = decode_library_name(knowledge::Compat::embedded(), "cuda.lib");
   ASSERT_TRUE(imp);
@@ -624,9 +636,12 @@ TEST(ExplainLibraries, EverySpellingOfAMissingLibrary) {
   EXPECT_EQ(all.find("cu11"), std::string::npos) << "only the CUDA 12 package: " << all;
 }
 
-// A CUDA library lacking a symbol another part was built against: two CUDA releases are mixed.
-// ldd's lines for libraries it found, and a "not found" that is not ldd's, name nothing missing.
-TEST(ExplainLibraries, LddLinesForFoundLibrariesStaySilent) {
+// ldd's lines for libraries it found, a "not found" that is not ldd's, and macOS's loader about a library
+// outside the GPU stack name nothing missing of ours.
+TEST(ExplainLibraries, LoaderLinesThatMissNothingOfOursStaySilent) {
+  // macOS's loader about a library outside the GPU stack (torchaudio's libsox) claims nothing.
+  EXPECT_FALSE(claims_failure(ex().explain("OSError: dlopen(/x/libtorchaudio_sox.so, 0x0006): Library not loaded: "
+                                           "@rpath/libsox.dylib")));
   EXPECT_FALSE(claims_failure(ex().explain("\tlibucp.so.0 => /usr/lib/x86_64-linux-gnu/libucp.so.0 (0x00007f2a1c000000)\n"
                                            "\tlibcudart.so.12 => /usr/local/cuda/lib64/libcudart.so.12 (0x00007f2a1b000000)")));
   EXPECT_FALSE(claims_failure(ex().explain("the value => not found in the cache, recomputing it")));
@@ -644,6 +659,7 @@ TEST(ExplainLibraries, AMissingTorchSymbolOnMacosIsAnAbiMismatch) {
                         "torch.extension-abi-mismatch"));
 }
 
+// A CUDA library lacking a symbol another part was built against: two CUDA releases are mixed.
 TEST(ExplainLibraries, AnUndefinedCudaSymbolIsAVersionMix) {
   const auto m = ex().explain("undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12");
   EXPECT_TRUE(names(root_of(m), "libcudart.so.12")) << roots(m);
