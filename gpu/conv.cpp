@@ -104,12 +104,12 @@ void run_conv(Run& run, const Cudnn* dn, const std::string& unavailable) {
   }
   const std::uint64_t seed_x = verify::mix64(q.seed + 101), seed_w = verify::mix64(q.seed + 102),
                       seed_dy = verify::mix64(q.seed + 103);
-  cudaError_t rc = fill_values(x.get(), Elem::f32, nx, seed_x, run.stream);
-  if (rc == cudaSuccess) rc = fill_values(w.get(), Elem::f32, nw, seed_w, run.stream);
-  if (rc == cudaSuccess) rc = fill_values(dy.get(), Elem::f32, ny, seed_dy, run.stream);
-  if (rc != cudaSuccess) {
+  CUresult rc = fill_values(x.get(), Elem::f32, nx, seed_x, run.stream);
+  if (rc == CUDA_SUCCESS) rc = fill_values(w.get(), Elem::f32, nw, seed_w, run.stream);
+  if (rc == CUDA_SUCCESS) rc = fill_values(dy.get(), Elem::f32, ny, seed_dy, run.stream);
+  if (rc != CUDA_SUCCESS) {
     d.cudnnDestroy(h);
-    return skip_all(cuda_error("filling the inputs", rc));
+    return skip_all(cu_error("filling the inputs", rc));
   }
   const float alpha = 1, beta = 0;
   const double flop = 2.0 * static_cast<double>(ny) * C * R * S;

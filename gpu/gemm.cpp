@@ -54,10 +54,10 @@ void one(Run& run, const Cublas& cb, cublasHandle_t h, const Precision& p, int i
     return;
   }
   const std::uint64_t elems = static_cast<std::uint64_t>(n) * n;
-  cudaError_t rc = fill_values(a.get(), p.elem, elems, res.seed_a, run.stream);
-  if (rc == cudaSuccess) rc = fill_values(b.get(), p.elem, elems, res.seed_b, run.stream);
-  if (rc != cudaSuccess) {
-    res.error = cuda_error("filling the inputs", rc);
+  CUresult rc = fill_values(a.get(), p.elem, elems, res.seed_a, run.stream);
+  if (rc == CUDA_SUCCESS) rc = fill_values(b.get(), p.elem, elems, res.seed_b, run.stream);
+  if (rc != CUDA_SUCCESS) {
+    res.error = cu_error("filling the inputs", rc);
     run.reply.gemm.push_back(std::move(res));
     return;
   }

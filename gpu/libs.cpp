@@ -1,11 +1,10 @@
-// Run-time loading of cuBLAS and cuDNN for the module (POSIX: dlopen; the module is built where
-// nvcc is, Linux today).
+// gpu/libs.h: run-time loading for the module (POSIX: dlopen).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "module.h"
+#include "libs.h"
 
 #if defined(_WIN32)
 #error "the CUDA module's loader is POSIX-only so far"
@@ -84,6 +83,11 @@ std::vector<std::string> loaded_files(const std::vector<std::string>& needles) {
   std::sort(acc.out.begin(), acc.out.end());
   acc.out.erase(std::unique(acc.out.begin(), acc.out.end()), acc.out.end());
   return acc.out;
+}
+
+std::string cudnn_version_words(std::size_t v) {
+  if (v >= 10000) return fmt::format("{}.{}.{}", v / 10000, v % 10000 / 100, v % 100);
+  return fmt::format("{}.{}.{}", v / 1000, v % 1000 / 100, v % 100);
 }
 
 std::string Cublas::status(cublasStatus_t rc) const {

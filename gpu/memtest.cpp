@@ -29,8 +29,8 @@ void run_memory(Run& run) {
   run.log.announce("memory.pattern");
   verify::MemoryResult res;
   size_t free_b = 0, total_b = 0;
-  if (cudaError_t rc = cudaMemGetInfo(&free_b, &total_b); rc != cudaSuccess) {
-    res.error = cuda_error("cudaMemGetInfo", rc);
+  if (CUresult rc = cu().cuMemGetInfo_v2(&free_b, &total_b); rc != CUDA_SUCCESS) {
+    res.error = cu_error("cuMemGetInfo", rc);
     run.reply.memory.push_back(std::move(res));
     return;
   }
@@ -75,31 +75,31 @@ void run_memory(Run& run) {
   for (size_t pi = 0; pi < passes.size() && res.error.empty(); ++pi) {
     const Pass& p = passes[pi];
     std::uint64_t first = 0;
-    cudaError_t rc = cudaSuccess;
+    CUresult rc = CUDA_SUCCESS;
     for (const auto& c : chunks) {
-      if (rc == cudaSuccess)
+      if (rc == CUDA_SUCCESS)
         rc = mem_write(c->as<std::uint32_t>(), c->bytes() / 4, first, p.pattern, p.param, run.stream);
       first += c->bytes() / 4;
     }
-    if (rc == cudaSuccess && pi == 0 && run.req.plant_corruption)
-      rc = cudaMemsetAsync(chunks[0]->as<char>() + 4096 * 3 + 4, 0xa5, 4, run.stream);  // one word, the forced failure
-    if (rc == cudaSuccess) rc = cudaMemsetAsync(counter.get(), 0, sizeof(unsigned long long), run.stream);
+    if (rc == CUDA_SUCCESS && pi == 0 && run.req.plant_corruption)
+      rc = cu().cuMemsetD8Async(dptr(chunks[0]->as<char>() + 4096 * 3 + 4), 0xa5, 4, run.stream);  // one word, the forced failure
+    if (rc == CUDA_SUCCESS) rc = cu().cuMemsetD8Async(dptr(counter.get()), 0, sizeof(unsigned long long), run.stream);
     first = 0;
     for (const auto& c : chunks) {
-      if (rc == cudaSuccess)
+      if (rc == CUDA_SUCCESS)
         rc = mem_check(c->as<std::uint32_t>(), c->bytes() / 4, first, p.pattern, p.param,
                        counter.as<unsigned long long>(), faults.as<DeviceFault>(), kMaxFaults, run.stream);
       first += c->bytes() / 4;
     }
     unsigned long long count = 0;
     DeviceFault host_faults[kMaxFaults] = {};
-    if (rc == cudaSuccess)
-      rc = cudaMemcpyAsync(&count, counter.get(), sizeof count, cudaMemcpyDeviceToHost, run.stream);
-    if (rc == cudaSuccess)
-      rc = cudaMemcpyAsync(host_faults, faults.get(), sizeof host_faults, cudaMemcpyDeviceToHost, run.stream);
-    if (rc == cudaSuccess) rc = cudaStreamSynchronize(run.stream);
-    if (rc != cudaSuccess) {
-      res.error = cuda_error(fmt::format("the {} pass", p.name).c_str(), rc);
+    if (rc == CUDA_SUCCESS)
+      rc = cu().cuMemcpyDtoHAsync_v2(&count, dptr(counter.get()), sizeof count, run.stream);
+    if (rc == CUDA_SUCCESS)
+      rc = cu().cuMemcpyDtoHAsync_v2(host_faults, dptr(faults.get()), sizeof host_faults, run.stream);
+    if (rc == CUDA_SUCCESS) rc = cu().cuStreamSynchronize(run.stream);
+    if (rc != CUDA_SUCCESS) {
+      res.error = cu_error(fmt::format("the {} pass", p.name).c_str(), rc);
       break;
     }
     res.errors += count;

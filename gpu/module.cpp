@@ -1,6 +1,6 @@
-// The CUDA module's entry points (verify/gpu_abi.h) and what its checks share: the device, the
-// stream, timing by events, reading sampled results back. Nothing escapes the C boundary: every
-// failure becomes a step or a result's error in the reply.
+// The CUDA module's entry points (verify/gpu_abi.h) and what its checks share: the driver, the
+// device, the stream, timing by events, reading sampled results back. Nothing escapes the C
+// boundary: every failure becomes a step or a result's error in the reply.
 #include "module.h"
 
 #include <fmt/format.h>
@@ -26,52 +26,46 @@ bool Run::wants_prefix(const std::string& prefix) const {
   return false;
 }
 
-std::string cuda_error(const char* call, cudaError_t rc) {
-  return fmt::format("{} failed: {} ({})", call, cudaGetErrorString(rc), cudaGetErrorName(rc));
-}
-
 std::string DevBuf::alloc(std::size_t bytes) {
   reset();
-  const cudaError_t rc = cudaMalloc(&p_, bytes);
-  if (rc != cudaSuccess) {
-    p_ = nullptr;
-    cudaGetLastError();  // clear the sticky-free error so later calls do not see it
-    return cuda_error("cudaMalloc", rc) + fmt::format(" ({} MiB)", bytes >> 20);
-  }
+  CUdeviceptr d = 0;
+  const CUresult rc = cu().cuMemAlloc_v2(&d, bytes);
+  if (rc != CUDA_SUCCESS) return cu_error("cuMemAlloc", rc) + fmt::format(" ({} MiB)", bytes >> 20);
+  p_ = reinterpret_cast<void*>(static_cast<std::uintptr_t>(d));
   bytes_ = bytes;
   return "";
 }
 void DevBuf::reset() {
-  if (p_) cudaFree(p_);
+  if (p_) cu().cuMemFree_v2(dptr(p_));
   p_ = nullptr;
   bytes_ = 0;
 }
 
 namespace {
 struct Events {
-  cudaEvent_t a = nullptr, b = nullptr;
+  CUevent a = nullptr, b = nullptr;
   ~Events() {
-    if (a) cudaEventDestroy(a);
-    if (b) cudaEventDestroy(b);
+    if (a) cu().cuEventDestroy_v2(a);
+    if (b) cu().cuEventDestroy_v2(b);
   }
 };
 }  // namespace
 
-std::string time_calls(cudaStream_t s, int warmup, int samples, double target_ms,
-                       const std::function<std::string()>& call, std::vector<double>* seconds, int* calls_per_sample) {
+std::string time_calls(CUstream s, int warmup, int samples, double target_ms, const std::function<std::string()>& call,
+                       std::vector<double>* seconds, int* calls_per_sample) {
   Events ev;
-  if (cudaError_t rc = cudaEventCreate(&ev.a); rc != cudaSuccess) return cuda_error("cudaEventCreate", rc);
-  if (cudaError_t rc = cudaEventCreate(&ev.b); rc != cudaSuccess) return cuda_error("cudaEventCreate", rc);
+  if (CUresult rc = cu().cuEventCreate(&ev.a, CU_EVENT_DEFAULT); rc != CUDA_SUCCESS) return cu_error("cuEventCreate", rc);
+  if (CUresult rc = cu().cuEventCreate(&ev.b, CU_EVENT_DEFAULT); rc != CUDA_SUCCESS) return cu_error("cuEventCreate", rc);
   for (int i = 0; i < warmup; ++i)
     if (std::string e = call(); !e.empty()) return e;
   auto timed = [&](int calls, float* ms) -> std::string {
-    cudaEventRecord(ev.a, s);
+    cu().cuEventRecord(ev.a, s);
     for (int i = 0; i < calls; ++i)
       if (std::string e = call(); !e.empty()) return e;
-    cudaEventRecord(ev.b, s);
-    if (cudaError_t rc = cudaEventSynchronize(ev.b); rc != cudaSuccess) return cuda_error("cudaEventSynchronize", rc);
-    if (cudaError_t rc = cudaEventElapsedTime(ms, ev.a, ev.b); rc != cudaSuccess)
-      return cuda_error("cudaEventElapsedTime", rc);
+    cu().cuEventRecord(ev.b, s);
+    if (CUresult rc = cu().cuEventSynchronize(ev.b); rc != CUDA_SUCCESS) return cu_error("cuEventSynchronize", rc);
+    if (CUresult rc = cu().cuEventElapsedTime(ms, ev.a, ev.b); rc != CUDA_SUCCESS)
+      return cu_error("cuEventElapsedTime", rc);
     return "";
   };
   float one = 0;
@@ -93,98 +87,117 @@ std::string sample_result(Run& run, void* p, Elem t, std::uint64_t size, std::ui
   std::vector<std::uint64_t> idx(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = verify::sample_index(seed, i, size);
   if (run.req.plant_corruption)
-    if (cudaError_t rc = poke_value(p, t, idx[0], 1000.0f, run.stream); rc != cudaSuccess)
-      return cuda_error("planting the corruption", rc);
+    if (CUresult rc = poke_value(p, t, idx[0], 1000.0f, run.stream); rc != CUDA_SUCCESS)
+      return cu_error("planting the corruption", rc);
   DevBuf d_idx, d_out;
   if (std::string e = d_idx.alloc(idx.size() * sizeof(std::uint64_t)); !e.empty()) return e;
   if (std::string e = d_out.alloc(idx.size() * sizeof(double)); !e.empty()) return e;
   std::vector<double> vals(idx.size());
-  cudaError_t rc =
-      cudaMemcpyAsync(d_idx.get(), idx.data(), idx.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice, run.stream);
-  if (rc == cudaSuccess) rc = gather_values(p, t, d_idx.as<std::uint64_t>(), d_out.as<double>(), n, run.stream);
-  if (rc == cudaSuccess)
-    rc = cudaMemcpyAsync(vals.data(), d_out.get(), vals.size() * sizeof(double), cudaMemcpyDeviceToHost, run.stream);
-  if (rc == cudaSuccess) rc = cudaStreamSynchronize(run.stream);
-  if (rc != cudaSuccess) return cuda_error("reading the sampled results back", rc);
+  CUresult rc =
+      cu().cuMemcpyHtoDAsync_v2(dptr(d_idx.get()), idx.data(), idx.size() * sizeof(std::uint64_t), run.stream);
+  if (rc == CUDA_SUCCESS) rc = gather_values(p, t, d_idx.as<std::uint64_t>(), d_out.as<double>(), n, run.stream);
+  if (rc == CUDA_SUCCESS)
+    rc = cu().cuMemcpyDtoHAsync_v2(vals.data(), dptr(d_out.get()), vals.size() * sizeof(double), run.stream);
+  if (rc == CUDA_SUCCESS) rc = cu().cuStreamSynchronize(run.stream);
+  if (rc != CUDA_SUCCESS) return cu_error("reading the sampled results back", rc);
   for (size_t i = 0; i < idx.size(); ++i) out->push_back({idx[i], vals[i]});
   return "";
 }
 
 namespace {
 
-// The device, its facts and a stream; false when the runtime cannot reach it (the steps say why).
+// The driver, the device, its facts, the kernels and a stream; false when the driver cannot reach
+// them (the steps say why).
 bool open_device(Run& run) {
   StepLog& log = run.log;
   verify::GpuReply& r = run.reply;
-  log.begin("cudaGetDeviceCount");
-  int count = 0;
-  cudaError_t rc = cudaGetDeviceCount(&count);
-  cudaDriverGetVersion(&r.device.driver_version);
-  cudaRuntimeGetVersion(&r.device.runtime_version);
-  if (rc != cudaSuccess) {
-    std::string words = cuda_error("cudaGetDeviceCount", rc);
-    if (rc == cudaErrorInsufficientDriver && r.device.driver_version == 0)
-      words += "; no CUDA driver answered (libcuda could not be loaded: is the NVIDIA driver installed?)";
-    else if (rc == cudaErrorInsufficientDriver)
-      words += fmt::format("; the driver supports CUDA {}.{}, this module was built with CUDA {}.{}: update the driver",
-                           r.device.driver_version / 1000, r.device.driver_version % 1000 / 10, CUDART_VERSION / 1000,
-                           CUDART_VERSION % 1000 / 10);
-    log.end(false, cudaGetErrorName(rc), words);
+  log.begin("load the CUDA driver");
+  if (run.req.cuda_driver.empty()) {
+    // gpuready hands over the file its probe loaded; never a bare name for the loader to search.
+    log.end(false, "driver_not_loaded",
+            "the probe found no CUDA driver library (libcuda.so.1 / nvcuda.dll): is the NVIDIA driver installed? "
+            "(gpuready doctor says why)");
     return false;
   }
-  if (run.req.device >= count) {
-    log.end(false, "cudaErrorInvalidDevice",
-            fmt::format("CUDA device {} asked for; the runtime sees {}", run.req.device, count));
+  DriverInfo info;
+  std::string why;
+  const bool loaded = open_driver(run.req.cuda_driver, &info, &why);
+  r.driver_path = info.path;
+  r.device.driver_version = info.version;
+  if (!loaded) {
+    log.end(false, "driver_not_loaded", why);
     return false;
   }
-  log.end(true, "", fmt::format("{} device(s)", count));
-  log.begin("cudaSetDevice");
-  if (rc = cudaSetDevice(run.req.device); rc == cudaSuccess) rc = cudaFree(nullptr);  // creates the context
-  if (rc != cudaSuccess) {
-    log.end(false, cudaGetErrorName(rc), cuda_error("cudaSetDevice", rc));
+  if (info.version > 0 && info.version < 11000) {
+    // The kernels are an 11.x toolkit's: minor-version compatibility starts with CUDA 11 drivers.
+    log.end(false, "driver_too_old",
+            fmt::format("{} supports CUDA {}.{}; the module's kernels (compiled with CUDA {}) need a driver of CUDA 11 "
+                        "or newer",
+                        info.path, info.version / 1000, info.version % 1000 / 10, fatbin_toolkit()));
     return false;
   }
-  cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, run.req.device) == cudaSuccess) {
-    r.device.name = p.name;
-    r.device.cc_major = p.major;
-    r.device.cc_minor = p.minor;
-    r.device.sm_count = p.multiProcessorCount;
+  log.end(true, "",
+          fmt::format("{} (CUDA {}.{}, entry points through {})", info.path, info.version / 1000, info.version % 1000 / 10,
+                      info.resolved_via));
+  log.begin("open the device");
+  CUdevice dev = 0;
+  if (!use_device(run.req.device, &dev, &why)) {
+    log.end(false, "device", why);
+    return false;
+  }
+  char name[256] = {};
+  if (cu().cuDeviceGetName) cu().cuDeviceGetName(name, sizeof name - 1, dev);
+  r.device.name = name;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    return cu().cuDeviceGetAttribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
+  };
+  r.device.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  r.device.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  r.device.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  r.device.clock_mhz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+  CUuuid uuid{};
+  if (cu().cuDeviceGetUuid && cu().cuDeviceGetUuid(&uuid, dev) == CUDA_SUCCESS) {
     static const char* hex = "0123456789abcdef";
     std::string u = "GPU-";
     for (int i = 0; i < 16; ++i) {
-      const auto b = static_cast<unsigned char>(p.uuid.bytes[i]);
+      const auto b = static_cast<unsigned char>(uuid.bytes[i]);
       u += hex[b >> 4];
       u += hex[b & 15];
       if (i == 3 || i == 5 || i == 7 || i == 9) u += '-';
     }
     r.device.uuid = u;
   }
-  int khz = 0;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, run.req.device) == cudaSuccess)
-    r.device.clock_mhz = khz / 1000;
   char bus[64] = {};
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, run.req.device) == cudaSuccess) r.device.pci_bus_id = bus;
+  if (cu().cuDeviceGetPCIBusId && cu().cuDeviceGetPCIBusId(bus, sizeof bus, dev) == CUDA_SUCCESS) r.device.pci_bus_id = bus;
   size_t free_b = 0, total_b = 0;
-  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+  if (cu().cuMemGetInfo_v2(&free_b, &total_b) == CUDA_SUCCESS) {
     r.device.memory_free = free_b;
     r.device.memory_total = total_b;
   }
-  cudaGetLastError();
-  rc = cudaStreamCreateWithFlags(&run.stream, cudaStreamNonBlocking);
-  if (rc != cudaSuccess) {
-    log.end(false, cudaGetErrorName(rc), cuda_error("cudaStreamCreate", rc));
+  if (CUresult rc = cu().cuStreamCreate(&run.stream, CU_STREAM_NON_BLOCKING); rc != CUDA_SUCCESS) {
+    log.end(false, result_code(rc), cu_error("cuStreamCreate", rc));
     return false;
   }
   log.end(true, "",
           fmt::format("{} ({}), compute capability {}.{}, {} SMs", r.device.name, r.device.pci_bus_id,
                       r.device.cc_major, r.device.cc_minor, r.device.sm_count));
+  log.begin("load the kernels");
+  r.device.kernel_image = kernel_image_for(r.device.cc_major, r.device.cc_minor);
+  if (!load_kernels(&why)) {
+    if (r.device.kernel_image.empty())
+      why += fmt::format("; the module carries code for sm_50 and newer, this GPU is {}.{}", r.device.cc_major,
+                         r.device.cc_minor);
+    log.end(false, "kernels_not_loaded", why);
+    return false;
+  }
+  log.end(true, "", r.device.kernel_image);
   return true;
 }
 
 void run_all(const char* request_json, gpuready_cuda_progress progress, void* ctx, verify::GpuReply& reply) {
   reply.abi = GPUREADY_CUDA_ABI;
-  reply.module_cuda = fmt::format("{}.{}", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+  reply.module_cuda = fatbin_toolkit();
   StepLog log(reply.steps, [progress, ctx](const std::string& s) {
     if (progress) progress(s.c_str(), ctx);
   });
@@ -230,7 +243,7 @@ void run_all(const char* request_json, gpuready_cuda_progress progress, void* ct
   }
   if (run.wants("memory.pattern")) run_memory(run);
   reply.loaded = loaded_files({"cublas", "cudnn"});
-  if (run.stream) cudaStreamDestroy(run.stream);
+  if (run.stream) cu().cuStreamDestroy_v2(run.stream);
 }
 
 }  // namespace

@@ -59,14 +59,14 @@ struct TrainEngine::Net {
   Algo fwd1, bf1, fwd2, bd2, bf2;
   struct Graph {
     int seen = 0;
-    cudaGraphExec_t exec = nullptr;
+    CUgraphExec exec = nullptr;
     bool failed = false;
   };
   std::map<std::tuple<BatchSource, bool>, Graph> graphs;
   explicit Net(const Cudnn& lib) : d(lib) {}
   ~Net() {
     for (auto& [k, g] : graphs)
-      if (g.exec) cudaGraphExecDestroy(g.exec);
+      if (g.exec) cu().cuGraphExecDestroy(g.exec);
     for (auto t : {x, a1, p1, a2, p2})
       if (t) d.cudnnDestroyTensorDescriptor(t);
     for (auto c : {c1f, c1bf, c2f, c2bd, c2bf})
@@ -74,11 +74,8 @@ struct TrainEngine::Net {
   }
 };
 
-void TrainEngine::check(cudaError_t rc, const char* what) const {
-  if (rc != cudaSuccess) {
-    cudaGetLastError();
-    throw std::runtime_error(cuda_error(what, rc));
-  }
+void TrainEngine::check(CUresult rc, const char* what) const {
+  if (rc != CUDA_SUCCESS) throw std::runtime_error(cu_error(what, rc));
 }
 void TrainEngine::check_dnn(cudnnStatus_t st, const char* what) const {
   if (st != CUDNN_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{} failed: {}", what, dnn_.status(st)));
@@ -88,7 +85,7 @@ void TrainEngine::check_blas(cublasStatus_t st, const char* what) const {
 }
 
 TrainEngine::TrainEngine(const Cublas& blas, const Cudnn& dnn, const train::ModelSpec& m, const EngineOptions& o,
-                         cudaStream_t stream)
+                         CUstream stream)
     : blas_(blas), dnn_(dnn), m_(m), o_(o), stream_(stream) {
   std::string why;
   l_ = train::layout_of(m_, &why);
@@ -165,7 +162,7 @@ TrainEngine::TrainEngine(const Cublas& blas, const Cudnn& dnn, const train::Mode
     alloc(blas_ws_, 32u << 20);  // cuBLAS' own workspace, so a graph capture never needs it to allocate
     check_blas(blas_.cublasSetWorkspace_v2(blas_h_, blas_ws_.get(), blas_ws_.bytes()), "cublasSetWorkspace");
   }
-  check(cudaMemsetAsync(grad_.get(), 0, grad_.bytes(), stream_), "cudaMemsetAsync");
+  check(cu().cuMemsetD8Async(dptr(grad_.get()), 0, grad_.bytes(), stream_), "cuMemsetD8Async");
   set_params(train::init_params(m_, 1));
 }
 
@@ -180,21 +177,21 @@ TrainEngine::~TrainEngine() {
 
 void TrainEngine::set_params(const std::vector<float>& p) {
   if (p.size() != l_.total) throw std::runtime_error("set_params: the vector does not fit the model");
-  check(cudaMemcpyAsync(params_.get(), p.data(), p.size() * 4, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
+  check(cu().cuMemcpyHtoDAsync_v2(dptr(params_.get()), p.data(), p.size() * 4, stream_), "cuMemcpyAsync");
   if (act_ == Elem::bf16)
     check(to_bf16(params_.as<float>(), copy_.get(), static_cast<long long>(l_.total), stream_), "to_bf16");
-  check(cudaMemsetAsync(m_buf_.get(), 0, m_buf_.bytes(), stream_), "cudaMemsetAsync");
-  check(cudaMemsetAsync(v_buf_.get(), 0, v_buf_.bytes(), stream_), "cudaMemsetAsync");
+  check(cu().cuMemsetD8Async(dptr(m_buf_.get()), 0, m_buf_.bytes(), stream_), "cuMemsetD8Async");
+  check(cu().cuMemsetD8Async(dptr(v_buf_.get()), 0, v_buf_.bytes(), stream_), "cuMemsetD8Async");
   StepState s{};
   s.lr_t = o_.lr * std::sqrt(1 - o_.beta2) / (1 - o_.beta1);
-  check(cudaMemcpyAsync(state_.get(), &s, sizeof s, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  check(cu().cuMemcpyHtoDAsync_v2(dptr(state_.get()), &s, sizeof s, stream_), "cuMemcpyAsync");
+  check(cu().cuStreamSynchronize(stream_), "cuStreamSynchronize");
 }
 
 std::vector<float> TrainEngine::params() {
   std::vector<float> p(l_.total);
-  check(cudaMemcpyAsync(p.data(), params_.get(), p.size() * 4, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  check(cu().cuMemcpyDtoHAsync_v2(p.data(), dptr(params_.get()), p.size() * 4, stream_), "cuMemcpyAsync");
+  check(cu().cuStreamSynchronize(stream_), "cuStreamSynchronize");
   return p;
 }
 
@@ -202,17 +199,17 @@ std::vector<float> TrainEngine::grad() {
   std::vector<float> g(l_.total);
   if (act_ == Elem::bf16) {
     std::vector<std::uint16_t> raw(l_.total);
-    check(cudaMemcpyAsync(raw.data(), grad_act_.get(), raw.size() * 2, cudaMemcpyDeviceToHost, stream_),
-          "cudaMemcpyAsync");
-    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    check(cu().cuMemcpyDtoHAsync_v2(raw.data(), dptr(grad_act_.get()), raw.size() * 2, stream_),
+          "cuMemcpyAsync");
+    check(cu().cuStreamSynchronize(stream_), "cuStreamSynchronize");
     for (std::size_t i = 0; i < raw.size(); ++i) {
       const std::uint32_t bits = static_cast<std::uint32_t>(raw[i]) << 16;
       std::memcpy(&g[i], &bits, 4);
     }
     return g;
   }
-  check(cudaMemcpyAsync(g.data(), grad_.get(), g.size() * 4, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  check(cu().cuMemcpyDtoHAsync_v2(g.data(), dptr(grad_.get()), g.size() * 4, stream_), "cuMemcpyAsync");
+  check(cu().cuStreamSynchronize(stream_), "cuStreamSynchronize");
   return g;
 }
 
@@ -472,37 +469,43 @@ void TrainEngine::step(const BatchSource& src, int n, bool update) {
   if (!o_.graphs) return run_step(t, src, n, update, false);
   Net::Graph& g = t.graphs[{src, update}];
   if (g.exec) {
-    check(cudaGraphLaunch(g.exec, stream_), "cudaGraphLaunch");
+    check(cu().cuGraphLaunch(g.exec, stream_), "cuGraphLaunch");
     return;
   }
   // The first time eagerly (libraries load their kernels lazily, which a capture cannot do), the
   // second time captured, and replayed from then on. A capture that fails is said, and eager stays.
   if (g.failed || g.seen++ == 0) return run_step(t, src, n, update, false);
-  cudaGraph_t graph = nullptr;
-  check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  if (!cu().cuStreamBeginCapture_v2 || !cu().cuStreamEndCapture || !cu().cuGraphInstantiateWithFlags ||
+      !cu().cuGraphLaunch || !cu().cuGraphExecDestroy || !cu().cuGraphDestroy) {
+    g.failed = true;
+    if (graph_problem_.empty())
+      graph_problem_ = "this driver lacks the graph entry points (cuGraphInstantiateWithFlags arrived with CUDA 11.4)";
+    return run_step(t, src, n, update, false);
+  }
+  CUgraph graph = nullptr;
+  check(cu().cuStreamBeginCapture_v2(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
   std::string problem;
   try {
     run_step(t, src, n, update, false);
   } catch (const std::exception& e) {
     problem = e.what();
   }
-  const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
-  if (problem.empty() && end != cudaSuccess) problem = cuda_error("cudaStreamEndCapture", end);
-  cudaError_t rc = cudaSuccess;
+  const CUresult end = cu().cuStreamEndCapture(stream_, &graph);
+  if (problem.empty() && end != CUDA_SUCCESS) problem = cu_error("cuStreamEndCapture", end);
+  CUresult rc = CUDA_SUCCESS;
   if (problem.empty()) {
-    rc = cudaGraphInstantiateWithFlags(&g.exec, graph, 0);
-    if (rc != cudaSuccess) problem = cuda_error("cudaGraphInstantiate", rc);
+    rc = cu().cuGraphInstantiateWithFlags(&g.exec, graph, 0);
+    if (rc != CUDA_SUCCESS) problem = cu_error("cuGraphInstantiateWithFlags", rc);
   }
-  if (graph) cudaGraphDestroy(graph);
+  if (graph) cu().cuGraphDestroy(graph);
   if (!problem.empty()) {
-    cudaGetLastError();
     g.failed = true;
     g.exec = nullptr;
     if (graph_problem_.empty()) graph_problem_ = problem;
     return run_step(t, src, n, update, false);
   }
   ++graphs_captured_;
-  check(cudaGraphLaunch(g.exec, stream_), "cudaGraphLaunch");
+  check(cu().cuGraphLaunch(g.exec, stream_), "cuGraphLaunch");
 }
 
 void TrainEngine::evaluate(const BatchSource& src, int n) {
@@ -512,15 +515,15 @@ void TrainEngine::evaluate(const BatchSource& src, int n) {
 
 void TrainEngine::reset_epoch() {
   auto* st = state_.as<StepState>();
-  check(cudaMemsetAsync(&st->cursor, 0, sizeof st->cursor, stream_), "cudaMemsetAsync");
-  check(cudaMemsetAsync(&st->loss_sum, 0, sizeof st->loss_sum, stream_), "cudaMemsetAsync");
-  check(cudaMemsetAsync(&st->hits, 0, sizeof st->hits, stream_), "cudaMemsetAsync");
+  check(cu().cuMemsetD8Async(dptr(&st->cursor), 0, sizeof st->cursor, stream_), "cuMemsetD8Async");
+  check(cu().cuMemsetD8Async(dptr(&st->loss_sum), 0, sizeof st->loss_sum, stream_), "cuMemsetD8Async");
+  check(cu().cuMemsetD8Async(dptr(&st->hits), 0, sizeof st->hits, stream_), "cuMemsetD8Async");
 }
 
 EpochStats TrainEngine::read_stats() {
   StepState s{};
-  check(cudaMemcpyAsync(&s, state_.get(), sizeof s, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  check(cu().cuMemcpyDtoHAsync_v2(&s, dptr(state_.get()), sizeof s, stream_), "cuMemcpyAsync");
+  check(cu().cuStreamSynchronize(stream_), "cuStreamSynchronize");
   return {s.loss_sum, static_cast<long long>(s.hits)};
 }
 
@@ -533,22 +536,20 @@ EpochStats TrainEngine::step_host(const float* images, const int* labels, int n,
     if (std::string e = stage_labels_.alloc(static_cast<std::size_t>(o_.max_batch) * sizeof(int)); !e.empty())
       throw std::runtime_error(e);
   }
-  check(cudaMemcpyAsync(stage_images_.get(), images, static_cast<std::size_t>(n) * image * 4, cudaMemcpyHostToDevice,
-                        stream_),
-        "cudaMemcpyAsync");
-  check(cudaMemcpyAsync(stage_labels_.get(), labels, static_cast<std::size_t>(n) * sizeof(int), cudaMemcpyHostToDevice,
-                        stream_),
-        "cudaMemcpyAsync");
+  check(cu().cuMemcpyHtoDAsync_v2(dptr(stage_images_.get()), images, static_cast<std::size_t>(n) * image * 4, stream_),
+        "cuMemcpyAsync");
+  check(cu().cuMemcpyHtoDAsync_v2(dptr(stage_labels_.get()), labels, static_cast<std::size_t>(n) * sizeof(int), stream_),
+        "cuMemcpyAsync");
   reset_epoch();
   step({stage_images_.as<float>(), stage_labels_.as<int>(), nullptr}, n, update);
   return read_stats();
 }
 
 void TrainEngine::record_event() {
-  cudaEvent_t ev = nullptr;
-  check(cudaEventCreate(&ev), "cudaEventCreate");
+  CUevent ev = nullptr;
+  check(cu().cuEventCreate(&ev, CU_EVENT_DEFAULT), "cuEventCreate");
   events_->push_back(ev);
-  check(cudaEventRecord(ev, stream_), "cudaEventRecord");
+  check(cu().cuEventRecord(ev, stream_), "cuEventRecord");
 }
 
 std::vector<OpTime> TrainEngine::profile(const BatchSource& src, int n, int repeats) {
@@ -556,11 +557,11 @@ std::vector<OpTime> TrainEngine::profile(const BatchSource& src, int n, int repe
   Net& t = net(n);
   std::vector<std::vector<double>> samples;
   std::vector<Mark> marks;
-  std::vector<cudaEvent_t> events;
+  std::vector<CUevent> events;
   auto cleanup = [&] {
     marks_ = nullptr;
     events_ = nullptr;
-    for (auto e : events) cudaEventDestroy(e);
+    for (auto e : events) cu().cuEventDestroy_v2(e);
     events.clear();
   };
   try {
@@ -572,11 +573,11 @@ std::vector<OpTime> TrainEngine::profile(const BatchSource& src, int n, int repe
       marks_ = &marks;
       run_step(t, src, n, true, false);
       marks_ = nullptr;
-      check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+      check(cu().cuStreamSynchronize(stream_), "cuStreamSynchronize");
       std::vector<double> times;
       for (std::size_t i = 1; i < events.size(); ++i) {
         float ms = 0;
-        check(cudaEventElapsedTime(&ms, events[i - 1], events[i]), "cudaEventElapsedTime");
+        check(cu().cuEventElapsedTime(&ms, events[i - 1], events[i]), "cuEventElapsedTime");
         times.push_back(ms / 1e3);
       }
       samples.push_back(std::move(times));

@@ -11,8 +11,6 @@
 // gradients and a weight copy in bf16; fp32 master weights and Adam moments).
 #pragma once
 
-#include <cuda_runtime_api.h>
-
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,7 +63,7 @@ class TrainEngine {
  public:
   // Throws std::runtime_error, in words, when a library call or an allocation fails.
   TrainEngine(const Cublas& blas, const Cudnn& dnn, const train::ModelSpec& m, const EngineOptions& o,
-              cudaStream_t stream);
+              CUstream stream);
   ~TrainEngine();
   TrainEngine(const TrainEngine&) = delete;
   TrainEngine& operator=(const TrainEngine&) = delete;
@@ -105,7 +103,7 @@ class TrainEngine {
   };
   Net& net(int n);
   void run_step(Net& net, const BatchSource& src, int n, bool update, bool forward_only);
-  void check(cudaError_t rc, const char* what) const;
+  void check(CUresult rc, const char* what) const;
   void record_event();  // profile(): an event on the stream, kept in *events_
   void check_dnn(cudnnStatus_t st, const char* what) const;
   void check_blas(cublasStatus_t st, const char* what) const;
@@ -117,7 +115,7 @@ class TrainEngine {
   train::ModelSpec m_;
   train::ParamLayout l_;
   EngineOptions o_;
-  cudaStream_t stream_;
+  CUstream stream_;
   Elem act_;  // f32 or bf16
   cublasHandle_t blas_h_ = nullptr;
   cudnnHandle_t dnn_h_ = nullptr;
@@ -137,7 +135,7 @@ class TrainEngine {
   std::string graph_problem_;
   // Set while profile() runs: run_step names each operation and records an event after it.
   std::vector<Mark>* marks_ = nullptr;
-  std::vector<cudaEvent_t>* events_ = nullptr;
+  std::vector<CUevent>* events_ = nullptr;
 };
 
 }  // namespace gpuready::gpu

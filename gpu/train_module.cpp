@@ -30,55 +30,48 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 struct PinnedBuf {
   void* p = nullptr;
   ~PinnedBuf() {
-    if (p) cudaFreeHost(p);
+    if (p) cu().cuMemFreeHost(p);
   }
 };
 
 struct Stream {
-  cudaStream_t s = nullptr;
+  CUstream s = nullptr;
   ~Stream() {
-    if (s) cudaStreamDestroy(s);
+    if (s) cu().cuStreamDestroy_v2(s);
   }
 };
 
 struct Event {
-  cudaEvent_t e = nullptr;
+  CUevent e = nullptr;
   ~Event() {
-    if (e) cudaEventDestroy(e);
+    if (e) cu().cuEventDestroy_v2(e);
   }
 };
 
-void must(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess) {
-    cudaGetLastError();
-    throw std::runtime_error(cuda_error(what, rc));
-  }
+void must(CUresult rc, const char* what) {
+  if (rc != CUDA_SUCCESS) throw std::runtime_error(cu_error(what, rc));
 }
 
-// The device, or why not; *name gets "NVIDIA H200 (compute capability 9.0)".
-std::string open_device(int device, Precision p, std::string* name) {
-  int count = 0, driver = 0;
-  cudaError_t rc = cudaGetDeviceCount(&count);
-  cudaDriverGetVersion(&driver);
-  if (rc != cudaSuccess) {
-    std::string words = cuda_error("cudaGetDeviceCount", rc);
-    if (rc == cudaErrorInsufficientDriver && driver == 0)
-      words += "; no CUDA driver answered (is the NVIDIA driver installed?)";
-    else if (rc == cudaErrorInsufficientDriver)
-      words += fmt::format("; the driver supports CUDA {}.{}, this module was built with CUDA {}.{}: update the driver",
-                           driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-    cudaGetLastError();
-    return words;
-  }
-  if (device < 0 || device >= count) return fmt::format("CUDA device {} asked for; the runtime sees {}", device, count);
-  if (rc = cudaSetDevice(device); rc == cudaSuccess) rc = cudaFree(nullptr);
-  if (rc != cudaSuccess) return cuda_error("cudaSetDevice", rc);
-  cudaDeviceProp prop{};
-  if (rc = cudaGetDeviceProperties(&prop, device); rc != cudaSuccess) return cuda_error("cudaGetDeviceProperties", rc);
-  *name = fmt::format("{} (compute capability {}.{})", prop.name, prop.major, prop.minor);
-  if (p != Precision::fp32 && prop.major < 8)
+// The driver, the device and the kernels, or why not; *name gets "NVIDIA H200 (compute capability 9.0)".
+std::string open_device(const std::string& driver_path, int device, Precision p, std::string* name) {
+  if (driver_path.empty())
+    return "the probe found no CUDA driver library (libcuda.so.1 / nvcuda.dll): is the NVIDIA driver installed? "
+           "(gpuready doctor says why)";
+  DriverInfo info;
+  std::string why;
+  if (!open_driver(driver_path, &info, &why)) return why;
+  CUdevice dev = 0;
+  if (!use_device(device, &dev, &why)) return why;
+  char gpu[256] = {};
+  if (cu().cuDeviceGetName) cu().cuDeviceGetName(gpu, sizeof gpu - 1, dev);
+  int major = 0, minor = 0;
+  cu().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  cu().cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  *name = fmt::format("{} (compute capability {}.{})", gpu, major, minor);
+  if (p != Precision::fp32 && major < 8)
     return fmt::format("{} needs compute capability 8.0 (Ampere) or newer; {} is {}.{}",
-                       p == Precision::tf32 ? "TF32" : "bf16", prop.name, prop.major, prop.minor);
+                       p == Precision::tf32 ? "TF32" : "bf16", gpu, major, minor);
+  if (!load_kernels(&why)) return why;
   return "";
 }
 
@@ -97,7 +90,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     r.error = "no training images";
     return r;
   }
-  if (std::string e = open_device(q.device, *precision, &r.device); !e.empty()) {
+  if (std::string e = open_device(q.cuda_driver, q.device, *precision, &r.device); !e.empty()) {
     r.error = e;
     return r;
   }
@@ -113,7 +106,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     return r;
   }
   Stream stream;
-  must(cudaStreamCreateWithFlags(&stream.s, cudaStreamNonBlocking), "cudaStreamCreate");
+  must(cu().cuStreamCreate(&stream.s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   const train::ModelSpec m = train::model_of(q);
   EngineOptions eo;
   eo.precision = *precision;
@@ -131,9 +124,13 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
   e.set_params(train::init_params(m, q.seed));
   const int blas_version = e.blas_version();
   const std::size_t cudnn_v = dnn.cudnnGetVersion();
-  r.engine = fmt::format("cuDNN {}.{}.{} + cuBLAS {}.{}.{}, CUDA {}.{}, {}", cudnn_v / 10000, cudnn_v % 10000 / 100,
-                         cudnn_v % 100, blas_version / 10000, blas_version % 10000 / 100, blas_version % 100,
-                         CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, q.precision);
+  DriverInfo drv;
+  open_driver(q.cuda_driver, &drv, nullptr);
+  r.engine = fmt::format("cuDNN {} + cuBLAS {}.{}.{}, driver CUDA {}.{}, {}", cudnn_version_words(cudnn_v),
+                         blas_version / 10000, blas_version % 10000 / 100, blas_version % 100, drv.version / 1000,
+                         drv.version % 1000 / 10, q.precision);
+  r.details.push_back("CUDA driver: " + drv.path);
+  r.details.push_back(fmt::format("kernels: compiled with CUDA {}, {}", fatbin_toolkit(), kernel_image_in_use()));
   r.details.push_back("cuBLAS: " + blas.lib.path);
   r.details.push_back("cuDNN: " + dnn.lib.path);
 
@@ -146,7 +143,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
       static_cast<std::size_t>(d.train_n + d.test_n) * (image * sizeof(float) + sizeof(int)) +
       static_cast<std::size_t>(d.train_n) * sizeof(int);
   std::size_t free_b = 0, total_b = 0;
-  cudaMemGetInfo(&free_b, &total_b);
+  cu().cuMemGetInfo_v2(&free_b, &total_b);
   const std::size_t margin = std::size_t{512} << 20;  // cuDNN's workspaces and the partial batch's algorithms
   bool resident =
       q.data_placement == "device" || (q.data_placement != "stream" && free_b > margin && data_bytes < free_b - margin);
@@ -160,18 +157,14 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     alloc(order_d, static_cast<std::size_t>(d.train_n) * sizeof(int));
     alloc(test_x, static_cast<std::size_t>(d.test_n) * image * sizeof(float));
     alloc(test_y, static_cast<std::size_t>(d.test_n) * sizeof(int));
-    must(cudaMemcpy(train_x.get(), d.train_images, static_cast<std::size_t>(d.train_n) * image * sizeof(float),
-                    cudaMemcpyHostToDevice),
+    must(cu().cuMemcpyHtoD_v2(dptr(train_x.get()), d.train_images, static_cast<std::size_t>(d.train_n) * image * sizeof(float)),
          "uploading the training images");
-    must(cudaMemcpy(train_y.get(), d.train_labels, static_cast<std::size_t>(d.train_n) * sizeof(int),
-                    cudaMemcpyHostToDevice),
+    must(cu().cuMemcpyHtoD_v2(dptr(train_y.get()), d.train_labels, static_cast<std::size_t>(d.train_n) * sizeof(int)),
          "uploading the labels");
     if (d.test_n > 0) {
-      must(cudaMemcpy(test_x.get(), d.test_images, static_cast<std::size_t>(d.test_n) * image * sizeof(float),
-                      cudaMemcpyHostToDevice),
+      must(cu().cuMemcpyHtoD_v2(dptr(test_x.get()), d.test_images, static_cast<std::size_t>(d.test_n) * image * sizeof(float)),
            "uploading the held-out images");
-      must(cudaMemcpy(test_y.get(), d.test_labels, static_cast<std::size_t>(d.test_n) * sizeof(int),
-                      cudaMemcpyHostToDevice),
+      must(cu().cuMemcpyHtoD_v2(dptr(test_y.get()), d.test_labels, static_cast<std::size_t>(d.test_n) * sizeof(int)),
            "uploading the held-out labels");
     }
     r.details.push_back(fmt::format("data: in GPU memory ({:.0f} MiB uploaded once, before the first epoch)",
@@ -190,13 +183,13 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
   Event done[2];
   if (!resident)
     for (int b = 0; b < 2; ++b) {
-      must(cudaMallocHost(&host_x[b].p, static_cast<std::size_t>(batch) * image * sizeof(float)), "cudaMallocHost");
-      must(cudaMallocHost(&host_y[b].p, static_cast<std::size_t>(batch) * sizeof(int)), "cudaMallocHost");
+      must(cu().cuMemHostAlloc(&host_x[b].p, static_cast<std::size_t>(batch) * image * sizeof(float), 0), "cuMemHostAlloc");
+      must(cu().cuMemHostAlloc(&host_y[b].p, static_cast<std::size_t>(batch) * sizeof(int), 0), "cuMemHostAlloc");
       if (std::string err = dev_x[b].alloc(static_cast<std::size_t>(batch) * image * sizeof(float)); !err.empty())
         throw std::runtime_error(err);
       if (std::string err = dev_y[b].alloc(static_cast<std::size_t>(batch) * sizeof(int)); !err.empty())
         throw std::runtime_error(err);
-      must(cudaEventCreateWithFlags(&done[b].e, cudaEventDisableTiming), "cudaEventCreate");
+      must(cu().cuEventCreate(&done[b].e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
     }
   // Streaming: gathers rows row(0) .. row(n - 1) of images/labels into pinned buffer b and queues
   // their copy into device buffer b.
@@ -209,12 +202,10 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
                   image * sizeof(float));
       hy[i] = labels[src];
     }
-    must(cudaMemcpyAsync(dev_x[b].get(), hx, static_cast<std::size_t>(n) * image * sizeof(float),
-                         cudaMemcpyHostToDevice, stream.s),
-         "cudaMemcpyAsync");
-    must(cudaMemcpyAsync(dev_y[b].get(), hy, static_cast<std::size_t>(n) * sizeof(int), cudaMemcpyHostToDevice,
-                         stream.s),
-         "cudaMemcpyAsync");
+    must(cu().cuMemcpyHtoDAsync_v2(dptr(dev_x[b].get()), hx, static_cast<std::size_t>(n) * image * sizeof(float), stream.s),
+         "cuMemcpyAsync");
+    must(cu().cuMemcpyHtoDAsync_v2(dptr(dev_y[b].get()), hy, static_cast<std::size_t>(n) * sizeof(int), stream.s),
+         "cuMemcpyAsync");
     return BatchSource{dev_x[b].as<float>(), dev_y[b].as<int>(), nullptr};
   };
   r.setup_seconds = since(t_setup);
@@ -231,8 +222,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     e.reset_epoch();
     if (resident) {
       for (std::size_t i = 0; i < order.size(); ++i) order_i[i] = static_cast<int>(order[i]);
-      must(cudaMemcpyAsync(order_d.get(), order_i.data(), order_i.size() * sizeof(int), cudaMemcpyHostToDevice,
-                           stream.s),
+      must(cu().cuMemcpyHtoDAsync_v2(dptr(order_d.get()), order_i.data(), order_i.size() * sizeof(int), stream.s),
            "uploading the epoch's order");
     }
     std::deque<std::pair<long long, std::unique_ptr<Event>>> marks;
@@ -243,20 +233,20 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
         e.step({train_x.as<float>(), train_y.as<int>(), order_d.as<int>()}, n, true);
       } else {
         const int b = static_cast<int>(step % 2);
-        must(cudaEventSynchronize(done[b].e), "cudaEventSynchronize");
+        must(cu().cuEventSynchronize(done[b].e), "cuEventSynchronize");
         e.step(stage(b, d.train_images, d.train_labels, n,
                      [&](int i) { return order[static_cast<std::size_t>(from + i)]; }),
                n, true);
-        must(cudaEventRecord(done[b].e, stream.s), "cudaEventRecord");
+        must(cu().cuEventRecord(done[b].e, stream.s), "cuEventRecord");
       }
       if ((step + 1) % chunk == 0 || step + 1 == steps) {
         auto ev = std::make_unique<Event>();
-        must(cudaEventCreateWithFlags(&ev->e, cudaEventDisableTiming), "cudaEventCreate");
-        must(cudaEventRecord(ev->e, stream.s), "cudaEventRecord");
+        must(cu().cuEventCreate(&ev->e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+        must(cu().cuEventRecord(ev->e, stream.s), "cuEventRecord");
         marks.emplace_back(step + 1, std::move(ev));
       }
       while (marks.size() > 2 || (step + 1 == steps && !marks.empty())) {
-        must(cudaEventSynchronize(marks.front().second->e), "cudaEventSynchronize");
+        must(cu().cuEventSynchronize(marks.front().second->e), "cuEventSynchronize");
         const long long reached = marks.front().first;
         marks.pop_front();
         if (progress && progress(epoch, reached, steps, ctx) != 0) {
@@ -278,7 +268,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
           e.evaluate({test_x.as<float>() + static_cast<std::size_t>(from) * image, test_y.as<int>() + from, nullptr},
                      n);
         } else {
-          must(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
+          must(cu().cuStreamSynchronize(stream.s), "cuStreamSynchronize");
           e.evaluate(stage(0, d.test_images, d.test_labels, n, [&](int i) { return from + i; }), n);
         }
       }
@@ -292,7 +282,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
   e.reset_epoch();
   BatchSource first{train_x.as<float>(), train_y.as<int>(), order_d.as<int>()};
   if (!resident) {
-    must(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize");
+    must(cu().cuStreamSynchronize(stream.s), "cuStreamSynchronize");
     first = stage(0, d.train_images, d.train_labels, batch, [](int i) { return static_cast<long long>(i); });
   }
   for (const auto& op : e.profile(first, batch, 5)) r.profile.push_back({op.op, op.seconds, op.flop, op.bytes});

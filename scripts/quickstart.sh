@@ -45,21 +45,14 @@ case $mode in
     exec ./build/default/src/gpuready "$@"
     ;;
   test)
-    # One clang build with ASan + UBSan serves the whole suite (unit, CI checks, the GPU tests that
-    # skip themselves without a GPU) and the fuzzers: one build instead of a release build and a
-    # sanitizer build (CI's time). The release build is what `scripts/quickstart.sh` makes.
+    # One clang build with ASan + UBSan serves the whole suite (unit, CI checks, the CUDA module and
+    # its tests on the fake driver, the GPU tests that skip themselves without a GPU) and the
+    # fuzzers: one build instead of a release build and a sanitizer build (CI's time). The release
+    # build is what `scripts/quickstart.sh` makes.
     cmake --preset debug >/dev/null
     cmake --build --preset debug
     ctest --preset debug "$@"
     scripts/run-fuzzers.sh "${GPUREADY_FUZZ_SECONDS:-5}"
-    # The optional CUDA module is compiled by nvcc with g++ (not under the clang sanitizer build):
-    # where a CUDA toolkit is installed, the release preset builds it and runs its loader test
-    # (no GPU needed; its kernels run on a GPU machine, tests labelled "gpu").
-    cmake --preset default >/dev/null
-    if [[ -d build/default/gpu ]]; then
-      cmake --build --preset default --target gpuready_cuda gpu_loader_test
-      build/default/gpu/gpu_loader_test --gtest_brief=1
-    fi
     scripts/windows-check.sh
     ;;
   *)

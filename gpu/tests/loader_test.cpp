@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "module.h"
+#include "libs.h"
 
 #if __has_include(<cublas_api.h>)
 #include <cublas_api.h>

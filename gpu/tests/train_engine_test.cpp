@@ -7,7 +7,7 @@
 // takes its element's whole gradient with it (one flip among the 7 x 128 dense units moves b3's
 // gradient by ~5%, seen on the H200), so there the layers behind a ReLU get 0.1 (tf32) and 0.2
 // (bf16) while the last layer's gradient, behind no ReLU, keeps the tight tolerance.
-// Skips itself, with the reason, where the CUDA runtime sees no GPU or cuBLAS/cuDNN do not load.
+// Skips itself, with the reason, where the CUDA driver sees no GPU or cuBLAS/cuDNN do not load.
 #include "train_engine.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@ struct Libs {
   Cublas blas;
   Cudnn dnn;
   std::string why;  // empty when both loaded and a GPU answered
-  cudaStream_t stream = nullptr;
+  CUstream stream = nullptr;
 };
 
 // Loads once per process: the toolkit's own copies where they are (the build machine's), else
@@ -35,12 +35,11 @@ struct Libs {
 Libs& libs() {
   static Libs l = [] {
     Libs x;
-    int count = 0;
-    if (cudaError_t rc = cudaGetDeviceCount(&count); rc != cudaSuccess || count == 0) {
-      x.why = rc != cudaSuccess ? cuda_error("cudaGetDeviceCount", rc) : "the CUDA runtime sees no GPU";
-      cudaGetLastError();
-      return x;
-    }
+    // The driver by its soname (the test's machine's loader path), the first GPU, the kernels.
+    if (!open_driver("", nullptr, &x.why)) return x;
+    CUdevice dev = 0;
+    if (!use_device(0, &dev, &x.why)) return x;
+    if (!load_kernels(&x.why)) return x;
     const std::string dir = GPUREADY_CUDA_LIB_DIR;
     std::vector<std::string> blas;
     if (std::filesystem::exists(dir + "/libcublas.so.13")) blas.push_back(dir + "/libcublas.so.13");
@@ -55,8 +54,8 @@ Libs& libs() {
     x.why.clear();
     if (!load_cudnn(dnn.empty() ? "" : dir, dnn, &x.dnn, &x.why) && !load_cudnn("", {}, &x.dnn, &x.why)) return x;
     x.why.clear();
-    if (cudaError_t rc = cudaStreamCreateWithFlags(&x.stream, cudaStreamNonBlocking); rc != cudaSuccess)
-      x.why = cuda_error("cudaStreamCreate", rc);
+    if (CUresult rc = cu().cuStreamCreate(&x.stream, CU_STREAM_NON_BLOCKING); rc != CUDA_SUCCESS)
+      x.why = cu_error("cuStreamCreate", rc);
     return x;
   }();
   return l;
@@ -112,11 +111,11 @@ class TrainEngineTest : public ::testing::TestWithParam<Precision> {
   void SetUp() override {
     if (!libs().why.empty()) GTEST_SKIP() << "no GPU to train on: " << libs().why;
     if (GetParam() != Precision::fp32) {
-      cudaDeviceProp p{};
-      int dev = 0;
-      cudaGetDevice(&dev);
-      cudaGetDeviceProperties(&p, dev);
-      if (p.major < 8) GTEST_SKIP() << name_of(GetParam()) << " needs compute capability 8.0; this GPU is " << p.major;
+      CUdevice dev = 0;
+      int major = 0;
+      cu().cuDeviceGet(&dev, 0);
+      cu().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+      if (major < 8) GTEST_SKIP() << name_of(GetParam()) << " needs compute capability 8.0; this GPU is " << major;
     }
   }
   std::unique_ptr<TrainEngine> engine(const train::ModelSpec& m, int batch, bool graphs = true) {

@@ -50,6 +50,7 @@ struct BenchCmdOptions {
   double timeout_s = 1800;  // the GPU child's
   std::string algorithms = "auto";
   std::string gpu_data = "auto";
+  std::string libs = "system";  // where the GPU engine takes cuBLAS and cuDNN from (verify::restrict_libraries)
 };
 
 constexpr const char* kProgressPrefix = "gpuready-bench-progress: ";
@@ -194,6 +195,11 @@ int run_bench_cmd(const BenchCmdOptions& o) {
     const Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
     verify::GpuRequest libs;
     verify::fill_libraries(&libs, snap);
+    if (std::string why; !verify::restrict_libraries(&libs, snap, o.libs, &why)) {
+      std::fprintf(stderr, "gpuready bench: %s\n", why.c_str());
+      return kExitUsage;
+    }
+    q.cuda_driver = libs.cuda_driver;
     q.cublas = libs.cublas;
     q.cudnn_dir = libs.cudnn_dir;
     q.cudnn_files = libs.cudnn_files;
@@ -334,6 +340,9 @@ void setup_bench(CLI::App& app, int* exit_code) {
                   "GPU: where the images live: device (uploaded once), stream (each batch copied from pinned host "
                   "memory) or auto (the default: device when they fit)")
       ->check(CLI::IsMember({"auto", "device", "stream"}));
+  sub->add_option("--libs", o->libs,
+                  "Where the GPU engine takes cuBLAS and cuDNN from: system (default), torch, tensorflow or jax (the "
+                  "files that framework's environment loads), or an absolute folder");
   sub->add_flag("--json", o->json, "Print the result as JSON (schema gpuready.bench/1)");
   sub->add_flag("--profile", o->profile,
                 "Also say how each engine ran (libraries, algorithms, CUDA graphs) and time one step operation by "

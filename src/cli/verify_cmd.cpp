@@ -30,6 +30,7 @@ struct VerifyCmdOptions {
   bool plant_corruption = false;  // hidden: the forced failure the checkers must catch
   bool long_memory = false;       // --long: the thorough memory test
   double memory_share = 0;        // 0: the mode's default
+  std::string libs = "system";    // where cuBLAS and cuDNN come from (verify::restrict_libraries)
   std::string save;               // --save FILE: the snapshot with the measurements
   double framework_timeout_s = 60;
 };
@@ -133,6 +134,10 @@ std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, c
   return verify::judge_copies(report, snap);
 }
 
+std::vector<verify::Check> run_gpu_request(const Os& os, const VerifyCmdOptions& o, const verify::GpuRequest& req,
+                                           const std::vector<std::string>& want, const Snapshot& snap,
+                                           const std::string& self);
+
 // The CUDA module's checks (GEMM, cuDNN, memory) in the child `__verify-gpu`, judged here.
 std::vector<verify::Check> run_gpu(const Os& os, const VerifyCmdOptions& o, std::vector<std::string> want,
                                    const Snapshot& snap) {
@@ -165,7 +170,32 @@ std::vector<verify::Check> run_gpu(const Os& os, const VerifyCmdOptions& o, std:
   }
   if (o.memory_share > 0) req.memory_share = o.memory_share / 100.0;
   verify::fill_libraries(&req, snap);
-  std::vector<std::string> argv = {*self, "__verify-gpu", "--request", nlohmann::json(req).dump()};
+  if (std::string why; !verify::restrict_libraries(&req, snap, o.libs, &why)) {
+    // The driver-only check (memory) still runs; the library checks are skipped with the reason.
+    std::vector<std::string> left;
+    std::vector<verify::Check> skipped_ones;
+    for (const auto& k : want)
+      (k.rfind("gemm.", 0) == 0 || k.rfind("cudnn.", 0) == 0 ? skipped_ones.push_back(verify::skipped(k, why))
+                                                              : left.push_back(k));
+    if (left.empty()) return skipped_ones;
+    req.checks = want = left;
+    auto rest = run_gpu_request(os, o, req, want, snap, *self);
+    rest.insert(rest.begin(), skipped_ones.begin(), skipped_ones.end());
+    return rest;
+  }
+  return run_gpu_request(os, o, req, want, snap, *self);
+}
+
+// Runs one request in the child `__verify-gpu` and judges its reply.
+std::vector<verify::Check> run_gpu_request(const Os& os, const VerifyCmdOptions& o, const verify::GpuRequest& req,
+                                           const std::vector<std::string>& want, const Snapshot& snap,
+                                           const std::string& self) {
+  auto skip_all = [&](const std::string& why) {
+    std::vector<verify::Check> out;
+    for (const auto& k : want) out.push_back(verify::skipped(k, why));
+    return out;
+  };
+  std::vector<std::string> argv = {self, "__verify-gpu", "--request", nlohmann::json(req).dump()};
   // NVML samples the clocks of the GPU the module uses: CUDA device 0 as the probe matched it.
   for (const auto& g : snap.nvidia.gpus)
     if (g.pci_bus_id.has() && (!g.cuda_ordinal.has() || g.cuda_ordinal.value() == req.device)) {
@@ -293,6 +323,9 @@ void setup_verify(CLI::App& app, int* exit_code) {
                   "Run only this check (repeatable), e.g. copy.h2d_pinned, gemm.bf16, cudnn.conv_fwd, memory.pattern, "
                   "framework.pytorch")
       ->type_name("KEY");
+  sub->add_option("--libs", o->libs,
+                  "Where the GEMM and cuDNN checks take cuBLAS and cuDNN from: system (default: the loader's picks), "
+                  "torch, tensorflow or jax (the files that framework's environment loads), or an absolute folder");
   sub->add_option("--size", o->size_mib, "MiB per copy (default 256; --quick 64)")->check(CLI::Range(1.0, 65536.0));
   sub->add_option("--samples", o->samples, "Timed samples per check; the median is reported")->check(CLI::Range(1, 1000));
   sub->add_option("--timeout", o->timeout_s, "Seconds the measurements may take before they are stopped")

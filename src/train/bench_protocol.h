@@ -23,6 +23,7 @@ struct TrainRequest {
   int threads = 0;  // CPU: 0 = every core
   // GPU: which device, and where cuBLAS and cuDNN are (gpuready's probe finds them; empty: the
   // loader's default sonames).
+  std::string cuda_driver;  // the CUDA driver library's absolute path (the probe's); empty: the platform's name
   int device = 0;
   std::vector<std::string> cublas;
   std::string cudnn_dir;
@@ -65,8 +66,8 @@ struct TrainReply {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainRequest, c, h, w, classes, conv1, conv2, kernel, dense, batch,
-                                                epochs, seed, lr, precision, threads, device, cublas, cudnn_dir,
-                                                cudnn_files, data_placement, graphs, algorithms)
+                                                epochs, seed, lr, precision, threads, cuda_driver, device, cublas,
+                                                cudnn_dir, cudnn_files, data_placement, graphs, algorithms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EpochResult, seconds, train_loss, train_accuracy, test_loss,
                                                 test_accuracy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OpProfile, op, seconds, flop, bytes)

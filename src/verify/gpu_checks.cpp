@@ -89,6 +89,8 @@ GpuReply run_module(const Os& os, const std::vector<std::string>& candidates, co
 }
 
 void fill_libraries(GpuRequest* req, const Snapshot& s) {
+  // The CUDA driver the probe loaded (an absolute path): the module opens exactly that file.
+  req->cuda_driver = s.nvidia.cuda_library.value_or("");
   int driver_major = 0;
   if (s.nvidia.cuda_driver_version.has()) driver_major = std::atoi(s.nvidia.cuda_driver_version.value().c_str());
   // cuBLAS: the loader's pick of each major first (what a framework would get), then the other copies.
@@ -141,6 +143,70 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
     if (!sonames.insert(name).second) continue;
     req->cudnn_files.push_back(c.path);
   }
+}
+
+namespace {
+// `path` lies in folder `root` (or is it).
+bool under(const std::string& path, const std::string& root) {
+  if (root.empty()) return false;
+  const std::string r = root.back() == '/' || root.back() == '\\' ? root : root + "/";
+  return path.rfind(r, 0) == 0 || path == root;
+}
+}  // namespace
+
+bool restrict_libraries(GpuRequest* req, const Snapshot& s, const std::string& libs, std::string* why) {
+  if (libs.empty() || libs == "system") return true;
+  std::vector<std::string> roots;
+  std::string source;
+  if (libs == "torch" || libs == "tensorflow" || libs == "jax") {
+    for (const auto& env : s.python)
+      for (const auto& pkg : env.packages)
+        if (pkg.name == libs || (libs == "jax" && pkg.name == "jaxlib")) {
+          for (const auto& sp : env.site_packages) roots.push_back(sp);
+          if (source.empty()) source = fmt::format("{} {} in {}", libs, pkg.version, env.interpreter);
+        }
+    if (roots.empty()) {
+      *why = fmt::format("--libs {}: no Python environment the probe found has {} installed", libs, libs);
+      return false;
+    }
+  } else if (is_absolute_path(libs)) {
+    roots.push_back(libs);
+    source = libs;
+  } else {
+    *why = fmt::format("--libs {}: neither system, torch, tensorflow, jax nor an absolute folder", libs);
+    return false;
+  }
+  auto inside = [&](const std::string& p) {
+    return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return under(p, r); });
+  };
+  // fill_libraries' list holds every copy of a major this driver can run, newest major first.
+  std::vector<std::string> cublas;
+  for (const auto& c : req->cublas)
+    if (inside(c)) cublas.push_back(c);
+  const CudnnSet* set = nullptr;
+  for (const auto& cs : s.libraries.cudnn_sets)
+    if (inside(cs.dir) && cs.missing.empty() &&
+        (!set || (cs.version.has() && set->version.has() &&
+                  Version::parse(cs.version.value()) > Version::parse(set->version.value()))))
+      set = &cs;
+  std::string missing;
+  if (cublas.empty()) missing = "cuBLAS";
+  if (!set) missing += missing.empty() ? "a complete cuDNN" : " and a complete cuDNN";
+  if (!missing.empty()) {
+    *why = fmt::format("--libs {}: the probe found no {} that this driver can run under {} ({})", libs, missing,
+                       fmt::join(roots, ", "), source);
+    return false;
+  }
+  req->cublas = cublas;
+  req->cudnn_dir = set->dir;
+  req->cudnn_files.clear();
+  std::set<std::string> sonames;
+  for (const auto& c : s.libraries.copies) {
+    if (c.library != "cudnn" || path_folder(c.path) != set->dir) continue;
+    if (!sonames.insert(c.soname.empty() ? c.file_name : c.soname).second) continue;
+    req->cudnn_files.push_back(c.path);
+  }
+  return true;
 }
 
 Reference gemm_reference(const GemmResult& r, std::uint64_t index) {
@@ -489,6 +555,11 @@ std::vector<Check> judge_gpu(const GpuReply& r, const std::vector<std::string>& 
   for (const auto& st : r.steps)
     if (!st.ok) {
       why = st.name + ": " + st.message;
+      if (st.code == "driver_too_old")
+        for (const auto& row : k.minor_compat)
+          if (row.cuda_major == 11 && row.min_linux && row.min_windows)
+            why += fmt::format(": update the driver to {} (Linux) or {} (Windows) or newer", row.min_linux->str(),
+                               row.min_windows->str());
       break;
     }
   for (const auto& w : want) {

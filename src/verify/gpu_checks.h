@@ -35,6 +35,15 @@ GpuReply run_module(const Os& os, const std::vector<std::string>& candidates, co
 // complete set).
 void fill_libraries(GpuRequest* req, const Snapshot& s);
 
+// Narrows the request's cuBLAS and cuDNN (after fill_libraries) to one source, `libs`:
+//   "system"                         the loader's picks and the machine's copies, as fill_libraries chose (no change)
+//   "torch", "tensorflow", "jax"     the copies inside the Python environment that has that framework installed (its
+//                                    pip wheels nvidia-cublas-*, nvidia-cudnn-*, or the framework's own lib folder):
+//                                    the very files that framework loads
+//   an absolute folder               the copies the probe found under it
+// false + *why (which source, what it lacks, what was looked at) when the source has no cuBLAS or no cuDNN.
+bool restrict_libraries(GpuRequest* req, const Snapshot& s, const std::string& libs, std::string* why);
+
 // The exact value of one sampled element and the sum of the magnitudes of its terms (the yardstick
 // the error is measured against: |got - value| / scale is the normalised error).
 struct Reference {

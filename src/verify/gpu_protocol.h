@@ -31,6 +31,7 @@ inline std::vector<std::string> gpu_check_keys() {
 }
 
 struct GpuRequest {
+  std::string cuda_driver;          // the CUDA driver library's absolute path (the probe's); empty: the platform's name
   int device = 0;                   // CUDA ordinal
   std::vector<std::string> checks;  // keys above; empty = all
   std::uint64_t seed = 0x6770757265616479ull;
@@ -61,7 +62,9 @@ struct GpuDeviceInfo {
   int cc_major = 0, cc_minor = 0, sm_count = 0;
   int clock_mhz = 0;  // the SM clock the runtime reports (cudaDevAttrClockRate), 0 unknown
   std::uint64_t memory_total = 0, memory_free = 0;
-  int driver_version = 0, runtime_version = 0;  // CUDA ints: 13000 = 13.0
+  int driver_version = 0;     // cuDriverGetVersion: 13000 = 13.0
+  int runtime_version = 0;    // no longer filled: the module has no CUDA runtime (kept for older replies)
+  std::string kernel_image;   // which of the module's images the driver runs here: "SASS sm_90", "PTX compute_90 (JIT ...)"
 };
 
 struct SampledValue {
@@ -131,7 +134,8 @@ struct GpuReply {
   int abi = 0;
   std::vector<DriverStep> steps;  // cudart init, device, cuBLAS load, cuDNN load, ...: the first failure says why
   GpuDeviceInfo device;
-  std::string module_cuda;  // the CUDA version the module was built with, "13.0"
+  std::string module_cuda;  // the CUDA version the module's device code was compiled with, "11.8"
+  std::string driver_path;  // the CUDA driver library the module opened
   std::string cublas_path;
   int cublas_version = 0;  // 130100 = 13.1.0
   std::string cudnn_path;
@@ -142,12 +146,13 @@ struct GpuReply {
   std::vector<MemoryResult> memory;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuRequest, device, checks, seed, points, gemm_size, gemm_warmup,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuRequest, cuda_driver, device, checks, seed, points, gemm_size, gemm_warmup,
                                                 gemm_samples, gemm_sample_ms, cublas, cudnn_dir, cudnn_files, conv_n,
                                                 conv_c, conv_hw, conv_k, conv_rs, conv_warmup, conv_samples,
                                                 memory_share, memory_rounds, memory_walking, plant_corruption)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDeviceInfo, name, pci_bus_id, uuid, cc_major, cc_minor, sm_count,
-                                                clock_mhz, memory_total, memory_free, driver_version, runtime_version)
+                                                clock_mhz, memory_total, memory_free, driver_version, runtime_version,
+                                                kernel_image)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SampledValue, index, value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ClockWindow, reasons, sm_clock_min_mhz, sm_clock_max_mhz,
                                                 temperature_max_c, power_max_w, samples)
@@ -158,7 +163,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ConvResult, key, x, w, y, pad, s
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryFault, address, offset, expected, got, pattern)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MemoryResult, key, bytes, free_before, patterns, errors, faults,
                                                 seconds, write_read_gbps, skip, error, method, clocks)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuReply, abi, steps, device, module_cuda, cublas_path, cublas_version,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuReply, abi, steps, device, module_cuda, driver_path, cublas_path, cublas_version,
                                                 cudnn_path, cudnn_version, cudnn_cudart_version, loaded, gemm, conv,
                                                 memory)
 

@@ -283,6 +283,22 @@ CUresult GPUREADY_CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice 
   return CUDA_SUCCESS;
 }
 
+CUresult GPUREADY_CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
+  const fake::json* g = device(dev);
+  if (!g) return state().initialised ? CUDA_ERROR_INVALID_DEVICE : CUDA_ERROR_NOT_INITIALIZED;
+  if (!uuid) return CUDA_ERROR_INVALID_VALUE;
+  // "GPU-3b1f5c2e-9a47-...": its 32 hex digits, in order.
+  std::memset(uuid->bytes, 0, sizeof uuid->bytes);
+  int n = 0;
+  for (char c : fake::get_string(*g, "uuid")) {
+    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0 || n >= 32) continue;
+    uuid->bytes[n / 2] = static_cast<char>(uuid->bytes[n / 2] | (n % 2 ? v : v << 4));
+    ++n;
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult GPUREADY_CUDAAPI cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev) {
   if (!canAccessPeer) return CUDA_ERROR_INVALID_VALUE;
   if (!device(dev) || !device(peerDev))
@@ -362,6 +378,27 @@ CUresult GPUREADY_CUDAAPI cuMemFreeHost(void* p) {
 CUresult GPUREADY_CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
   if (!is_device_range(dstDevice, N)) return CUDA_ERROR_INVALID_VALUE;
   std::memset(host_of(dstDevice), uc, N);
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
+  (void)hStream;
+  return cuMemsetD8_v2(dstDevice, uc, N);
+}
+
+CUresult GPUREADY_CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total) {
+  State& s = state();
+  if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
+  if (s.current < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (const CUresult rc = cuDeviceTotalMem_v2(total, s.current); rc != CUDA_SUCCESS) return rc;
+  const size_t used = s.allocated[s.current];
+  *free = *total > used ? *total - used : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult GPUREADY_CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
+  if (!srcHost || !is_device_range(dstDevice, ByteCount)) return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(host_of(dstDevice), srcHost, ByteCount);
   return CUDA_SUCCESS;
 }
 
@@ -459,6 +496,30 @@ CUresult GPUREADY_CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) 
   return CUDA_SUCCESS;
 }
 
+// The CUDA module's fatbin or PTX text; "cu_module_load" as cuModuleLoadData, and on a failure the
+// scenario's "cu_module_jit_log" in the error log buffer (as the driver's JIT fills it).
+CUresult GPUREADY_CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions,
+                                             CUjit_option* options, void** optionValues) {
+  if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+  const CUresult rc = code_of(state().cfg, "cu_module_load");
+  if (rc != CUDA_SUCCESS) {
+    const std::string log = fake::get_string(state().cfg, "cu_module_jit_log");
+    char* buffer = nullptr;
+    size_t size = 0;
+    for (unsigned i = 0; i < numOptions && options && optionValues; ++i) {
+      if (options[i] == CU_JIT_ERROR_LOG_BUFFER) buffer = static_cast<char*>(optionValues[i]);
+      if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES) size = reinterpret_cast<std::uintptr_t>(optionValues[i]);
+    }
+    if (buffer && size > 0) fake::copy_string(log, buffer, static_cast<unsigned>(size));
+    return rc;
+  }
+  static const unsigned char kFatbinMagic[4] = {0x50, 0xed, 0x55, 0xba};
+  if (std::memcmp(image, kFatbinMagic, 4) != 0 && !std::strstr(static_cast<const char*>(image), ".entry"))
+    return CUDA_ERROR_INVALID_IMAGE;
+  *module = reinterpret_cast<CUmodule>(new int(0));
+  return CUDA_SUCCESS;
+}
+
 CUresult GPUREADY_CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
   if (!hfunc || !hmod || !name) return CUDA_ERROR_INVALID_VALUE;
   *hfunc = reinterpret_cast<CUfunction>(hmod);
@@ -524,6 +585,11 @@ void* lookup(const char* symbol) {
       {"cuEventElapsedTime", reinterpret_cast<void*>(&cuEventElapsedTime)},
       {"cuEventDestroy", reinterpret_cast<void*>(&cuEventDestroy_v2)},
       {"cuModuleLoadData", reinterpret_cast<void*>(&cuModuleLoadData)},
+      {"cuModuleLoadDataEx", reinterpret_cast<void*>(&cuModuleLoadDataEx)},
+      {"cuMemGetInfo", reinterpret_cast<void*>(&cuMemGetInfo_v2)},
+      {"cuMemsetD8Async", reinterpret_cast<void*>(&cuMemsetD8Async)},
+      {"cuMemcpyHtoD", reinterpret_cast<void*>(&cuMemcpyHtoD_v2)},
+      {"cuDeviceGetUuid", reinterpret_cast<void*>(&cuDeviceGetUuid)},
       {"cuModuleGetFunction", reinterpret_cast<void*>(&cuModuleGetFunction)},
       {"cuModuleUnload", reinterpret_cast<void*>(&cuModuleUnload)},
       {"cuLaunchKernel", reinterpret_cast<void*>(&cuLaunchKernel)},

@@ -318,13 +318,53 @@ TEST(FillLibraries, TheLoadersPicksFirstAndNothingNewerThanTheDriver) {
   EXPECT_EQ(req.cudnn_dir, "/venv/nvidia/cudnn/lib");
 }
 
+// --libs on the H200 test machine as the probe saw it: the toolkit's cuBLAS 13 and the system's cuDNN
+// 9.14 by default; torch's own pip copies (nvidia/cu13, nvidia/cudnn 9.19) with --libs torch.
+TEST(RestrictLibraries, EachSourceGivesItsOwnFilesOrSaysWhatItLacks) {
+  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/h200.json");
+  const Snapshot s = snapshot_from_json(nlohmann::json::parse(f));
+  GpuRequest sys;
+  fill_libraries(&sys, s);
+  EXPECT_EQ(sys.cuda_driver, "/usr/local/nvidia/lib64/libcuda.so.1");
+  std::string why;
+  GpuRequest req = sys;
+  ASSERT_TRUE(restrict_libraries(&req, s, "system", &why)) << why;
+  EXPECT_EQ(req.cublas, sys.cublas);
+  EXPECT_EQ(req.cudnn_dir, "/usr/lib/x86_64-linux-gnu");
+
+  req = sys;
+  ASSERT_TRUE(restrict_libraries(&req, s, "torch", &why)) << why;
+  const std::string sp = "/opt/torch/.venv/lib/python3.12/site-packages/";
+  EXPECT_EQ(req.cublas, std::vector<std::string>{sp + "nvidia/cu13/lib/libcublas.so.13"});
+  EXPECT_EQ(req.cudnn_dir, sp + "nvidia/cudnn/lib");
+  ASSERT_FALSE(req.cudnn_files.empty());
+  for (const auto& file : req.cudnn_files) EXPECT_EQ(file.rfind(sp + "nvidia/cudnn/lib/", 0), 0u) << file;
+
+  req = sys;  // jax lives in the same environment: the same files
+  ASSERT_TRUE(restrict_libraries(&req, s, "jax", &why)) << why;
+  EXPECT_EQ(req.cudnn_dir, sp + "nvidia/cudnn/lib");
+
+  req = sys;  // a folder with cuBLAS but no cuDNN
+  EXPECT_FALSE(restrict_libraries(&req, s, "/usr/local/cuda-13.0", &why));
+  EXPECT_NE(why.find("cuDNN"), std::string::npos) << why;
+  EXPECT_EQ(why.find("cuBLAS"), std::string::npos) << why;
+  EXPECT_EQ(req.cublas, sys.cublas);  // untouched on failure
+
+  EXPECT_FALSE(restrict_libraries(&req, s, "tensorflow", &why));
+  EXPECT_NE(why.find("no Python environment"), std::string::npos) << why;
+  EXPECT_FALSE(restrict_libraries(&req, s, "relative/folder", &why));
+  EXPECT_NE(why.find("absolute"), std::string::npos) << why;
+}
+
 // ---- `gpuready __verify-gpu`: the module-loading failure paths
 
-GpuReply child(const std::vector<std::string>& modules, std::string* err = nullptr) {
-  std::vector<std::string> argv = {GPUREADY_EXE, "__verify-gpu", "--request", R"({"checks":["gemm.fp32"]})"};
+GpuReply child(const std::vector<std::string>& modules, std::string* err = nullptr,
+               const std::string& request = R"({"checks":["gemm.fp32"]})", const std::string& scenario = "") {
+  std::vector<std::string> argv = {GPUREADY_EXE, "__verify-gpu", "--request", request};
   for (const auto& m : modules) argv.insert(argv.end(), {"--module", m});
   ProcOptions o;
   o.timeout = std::chrono::seconds(60);
+  if (!scenario.empty()) o.set_env["GPUREADY_FAKE_DRIVER"] = scenario;
   const ProcResult r = real_os().proc.run(argv, o);
   EXPECT_TRUE(r.ok()) << r.error << r.err;
   if (err) *err = r.err;
@@ -371,13 +411,111 @@ TEST(VerifyGpuChild, TheRealModuleWithoutADriverSaysSo) {
   EXPECT_EQ(r.abi, GPUREADY_CUDA_ABI);
   bool driver_step = false;
   for (const auto& s : r.steps)
-    if (s.name == "cudaGetDeviceCount") {
+    if (s.name == "load the CUDA driver") {
       driver_step = true;
       EXPECT_FALSE(s.ok);
+      EXPECT_EQ(s.code, "driver_not_loaded");
       EXPECT_NE(s.message.find("driver"), std::string::npos) << s.message;
     }
   EXPECT_TRUE(driver_step);
   EXPECT_TRUE(r.gemm.empty());
+}
+
+// The real module on the fake libcuda (tests/fakes: device memory is host memory, kernels do
+// nothing): the whole driver-API path without a GPU — the driver opened from the request's path,
+// the device's facts, the embedded fatbin handed to cuModuleLoadDataEx, the memory test's
+// allocations, launches and read-backs — and each way it can stop, said in its step.
+struct FakeModuleRun {
+  std::filesystem::path module = std::filesystem::path(GPUREADY_EXE).parent_path() / module_file_name();
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "gpuready-module-fake-driver";
+  // The GTX 1650 laptop's scenario with `changes` merged in, written to a file for the fake.
+  std::string scenario(const nlohmann::json& changes) const {
+    std::ifstream in(std::string(GPUREADY_FIXTURES) + "/nvidia/gtx1650_laptop_linux.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j.merge_patch(changes);
+    std::filesystem::create_directories(dir);
+    const auto path = (dir / (std::to_string(std::hash<std::string>{}(changes.dump())) + ".json")).string();
+    std::ofstream(path) << j.dump();
+    return path;
+  }
+  GpuReply run(const std::string& driver, const nlohmann::json& changes, const std::string& check = "memory.pattern") {
+    nlohmann::json req = {{"cuda_driver", driver}, {"checks", {check}}, {"memory_share", 0.01}, {"memory_walking", false}};
+    return child({module.string()}, nullptr, req.dump(), scenario(changes));
+  }
+};
+const DriverStep* step_named(const GpuReply& r, const std::string& name) {
+  for (const auto& s : r.steps)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+TEST(VerifyGpuChild, TheRealModuleRunsTheMemoryTestThroughTheDriverApiOnTheFakeDriver) {
+  FakeModuleRun f;
+  if (!std::filesystem::exists(f.module)) GTEST_SKIP() << "the CUDA module is not built here";
+  for (const std::string dir : {"", "/old"}) {  // CUDA 13.0 (cuGetProcAddress_v2) and 11.4 (cuGetProcAddress)
+    const std::string driver = std::string(GPUREADY_FAKES_DIR) + dir + "/libcuda.so.1";
+    const GpuReply r = f.run(driver, {{"cuda_driver_version", dir.empty() ? 13000 : 11040}});
+    for (const char* name : {"load the CUDA driver", "open the device", "load the kernels"}) {
+      const auto* s = step_named(r, name);
+      ASSERT_NE(s, nullptr) << dir << " " << name;
+      EXPECT_TRUE(s->ok) << dir << " " << name << ": " << s->message;
+    }
+    const auto* load = step_named(r, "load the CUDA driver");
+    ASSERT_NE(load, nullptr) << dir;
+    EXPECT_NE(load->message.find(dir.empty() ? "cuGetProcAddress_v2" : "through cuGetProcAddress)"), std::string::npos)
+        << load->message;
+    EXPECT_NE(r.driver_path.find("fakes" + dir + "/libcuda.so."), std::string::npos) << r.driver_path;
+    EXPECT_EQ(r.device.name, "NVIDIA GeForce GTX 1650");
+    EXPECT_EQ(r.device.cc_major, 7);
+    EXPECT_EQ(r.device.cc_minor, 5);
+    EXPECT_EQ(r.device.sm_count, 14);
+    EXPECT_EQ(r.device.uuid, "GPU-3b1f5c2e-9a47-6d0e-81c4-2f6b7a9d0e13");
+    EXPECT_EQ(r.device.memory_total, 4096ull << 20);
+    EXPECT_EQ(r.device.kernel_image, "SASS sm_75");
+    EXPECT_EQ(r.module_cuda, "11.8");
+    ASSERT_EQ(r.memory.size(), 1u) << dir;
+    EXPECT_TRUE(r.memory[0].error.empty()) << r.memory[0].error;
+    EXPECT_GT(r.memory[0].bytes, 0u);
+    EXPECT_EQ(r.memory[0].errors, 0u);
+  }
+}
+
+TEST(VerifyGpuChild, TheRealModuleSaysWhyItStopsOnTheFakeDriver) {
+  FakeModuleRun f;
+  if (!std::filesystem::exists(f.module)) GTEST_SKIP() << "the CUDA module is not built here";
+  const std::string driver = std::string(GPUREADY_FAKES_DIR) + "/libcuda.so.1";
+  // A driver older than CUDA 11: the kernels' floor, before any device work.
+  GpuReply r = f.run(driver, {{"cuda_driver_version", 10020}});
+  const auto* s = step_named(r, "load the CUDA driver");
+  ASSERT_NE(s, nullptr);
+  EXPECT_FALSE(s->ok);
+  EXPECT_EQ(s->code, "driver_too_old");
+  EXPECT_NE(s->message.find("CUDA 10.2"), std::string::npos) << s->message;
+  EXPECT_TRUE(r.memory.empty());
+  // The driver refuses the fatbin: its code and the JIT's own words.
+  r = f.run(driver, {{"cu_module_load", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+                     {"cu_module_jit_log", "ptxas application ptx input, line 9; fatal   : Unsupported .version 7.8"}});
+  s = step_named(r, "load the kernels");
+  ASSERT_NE(s, nullptr);
+  EXPECT_FALSE(s->ok);
+  EXPECT_EQ(s->code, "kernels_not_loaded");
+  EXPECT_NE(s->message.find("CUDA_ERROR_UNSUPPORTED_PTX_VERSION"), std::string::npos) << s->message;
+  EXPECT_NE(s->message.find("Unsupported .version 7.8"), std::string::npos) << s->message;
+  // No GPU the driver can see: cuInit's own answer.
+  r = f.run(driver, {{"gpus", nlohmann::json::array()}});
+  s = step_named(r, "load the CUDA driver");
+  ASSERT_NE(s, nullptr);
+  EXPECT_FALSE(s->ok);
+  EXPECT_NE(s->message.find("CUDA_ERROR_NO_DEVICE"), std::string::npos) << s->message;
+  // Device memory runs out: the memory test says so instead of crashing.
+  r = f.run(driver, {{"cu_mem_alloc_limit_bytes", 1024}});
+  ASSERT_EQ(r.memory.size(), 1u);
+  EXPECT_FALSE(r.memory[0].skip.empty());
+  // The judge adds the floor from the tables to the driver's step.
+  const auto checks = judge_gpu(f.run(driver, {{"cuda_driver_version", 10020}}), {"memory.pattern"}, Snapshot{},
+                                knowledge::Compat::embedded());
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_NE(checks[0].detail.find("450.80.02"), std::string::npos) << checks[0].detail;
 }
 
 TEST(VerifyCli, ModuleChecksAreKeysAndSkipWithTheReason) {

@@ -27,6 +27,11 @@ typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
+typedef struct CUgraph_st* CUgraph;
+typedef struct CUgraphExec_st* CUgraphExec;
+typedef struct CUuuid_st {
+  char bytes[16];
+} CUuuid;
 
 // The CUresult values gpuready names (the rest print as their number via cuGetErrorName).
 typedef enum cudaError_enum {
@@ -86,6 +91,20 @@ typedef enum CUevent_flags_enum {
   CU_EVENT_DISABLE_TIMING = 0x2
 } CUevent_flags;
 
+typedef enum CUstreamCaptureMode_enum {
+  CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2
+} CUstreamCaptureMode;
+
+// The options of cuModuleLoadDataEx gpuready passes (the JIT's messages when PTX is compiled).
+typedef enum CUjit_option_enum {
+  CU_JIT_INFO_LOG_BUFFER = 3,
+  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+} CUjit_option;
+
 typedef enum CUdriverProcAddress_flags_enum { CU_GET_PROC_ADDRESS_DEFAULT = 0 } CUdriverProcAddress_flags;
 
 typedef enum CUdriverProcAddressQueryResult_enum {
@@ -105,6 +124,7 @@ CUresult GPUREADY_CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev);
 CUresult GPUREADY_CUDAAPI cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev);
 CUresult GPUREADY_CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev);
 CUresult GPUREADY_CUDAAPI cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev);
+CUresult GPUREADY_CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev);
 CUresult GPUREADY_CUDAAPI cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev);
 CUresult GPUREADY_CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev);
 CUresult GPUREADY_CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev);
@@ -113,9 +133,12 @@ CUresult GPUREADY_CUDAAPI cuCtxSynchronize(void);
 CUresult GPUREADY_CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
 CUresult GPUREADY_CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize);
 CUresult GPUREADY_CUDAAPI cuMemFree_v2(CUdeviceptr dptr);
+CUresult GPUREADY_CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total);
 CUresult GPUREADY_CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags);
 CUresult GPUREADY_CUDAAPI cuMemFreeHost(void* p);
 CUresult GPUREADY_CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N);
+CUresult GPUREADY_CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
+CUresult GPUREADY_CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount);
 CUresult GPUREADY_CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount,
                                                CUstream hStream);
 CUresult GPUREADY_CUDAAPI cuMemcpyDtoHAsync_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
@@ -127,6 +150,13 @@ CUresult GPUREADY_CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dst
 CUresult GPUREADY_CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags);
 CUresult GPUREADY_CUDAAPI cuStreamDestroy_v2(CUstream hStream);
 CUresult GPUREADY_CUDAAPI cuStreamSynchronize(CUstream hStream);
+CUresult GPUREADY_CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
+CUresult GPUREADY_CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph* phGraph);
+CUresult GPUREADY_CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                                      unsigned long long flags);
+CUresult GPUREADY_CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+CUresult GPUREADY_CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec);
+CUresult GPUREADY_CUDAAPI cuGraphDestroy(CUgraph hGraph);
 CUresult GPUREADY_CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags);
 CUresult GPUREADY_CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult GPUREADY_CUDAAPI cuEventQuery(CUevent hEvent);
@@ -135,6 +165,8 @@ CUresult GPUREADY_CUDAAPI cuEventSynchronize(CUevent hEvent);
 CUresult GPUREADY_CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult GPUREADY_CUDAAPI cuEventDestroy_v2(CUevent hEvent);
 CUresult GPUREADY_CUDAAPI cuModuleLoadData(CUmodule* module, const void* image);
+CUresult GPUREADY_CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions,
+                                             CUjit_option* options, void** optionValues);
 CUresult GPUREADY_CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name);
 CUresult GPUREADY_CUDAAPI cuModuleUnload(CUmodule hmod);
 CUresult GPUREADY_CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -166,6 +198,7 @@ CUresult GPUREADY_CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, in
   X(cuDeviceTotalMem_v2, "cuDeviceTotalMem", "cuDeviceTotalMem_v2")                            \
   X(cuDeviceGetAttribute, "cuDeviceGetAttribute", "cuDeviceGetAttribute")                      \
   X(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", "cuDeviceGetPCIBusId")                         \
+  X(cuDeviceGetUuid, "cuDeviceGetUuid", "cuDeviceGetUuid")                                     \
   X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", "cuDeviceCanAccessPeer")                   \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain")          \
   X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2") \
@@ -174,9 +207,12 @@ CUresult GPUREADY_CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, in
   X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", "cuCtxEnablePeerAccess")                   \
   X(cuMemAlloc_v2, "cuMemAlloc", "cuMemAlloc_v2")                                              \
   X(cuMemFree_v2, "cuMemFree", "cuMemFree_v2")                                                 \
+  X(cuMemGetInfo_v2, "cuMemGetInfo", "cuMemGetInfo_v2")                                        \
   X(cuMemHostAlloc, "cuMemHostAlloc", "cuMemHostAlloc")                                        \
   X(cuMemFreeHost, "cuMemFreeHost", "cuMemFreeHost")                                           \
   X(cuMemsetD8_v2, "cuMemsetD8", "cuMemsetD8_v2")                                              \
+  X(cuMemsetD8Async, "cuMemsetD8Async", "cuMemsetD8Async")                                     \
+  X(cuMemcpyHtoD_v2, "cuMemcpyHtoD", "cuMemcpyHtoD_v2")                                        \
   X(cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2")                         \
   X(cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2")                         \
   X(cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2")                         \
@@ -184,6 +220,12 @@ CUresult GPUREADY_CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, in
   X(cuStreamCreate, "cuStreamCreate", "cuStreamCreate")                                        \
   X(cuStreamDestroy_v2, "cuStreamDestroy", "cuStreamDestroy_v2")                               \
   X(cuStreamSynchronize, "cuStreamSynchronize", "cuStreamSynchronize")                         \
+  X(cuStreamBeginCapture_v2, "cuStreamBeginCapture", "cuStreamBeginCapture_v2")               \
+  X(cuStreamEndCapture, "cuStreamEndCapture", "cuStreamEndCapture")                            \
+  X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", "cuGraphInstantiateWithFlags") \
+  X(cuGraphLaunch, "cuGraphLaunch", "cuGraphLaunch")                                           \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", "cuGraphExecDestroy")                            \
+  X(cuGraphDestroy, "cuGraphDestroy", "cuGraphDestroy")                                        \
   X(cuEventCreate, "cuEventCreate", "cuEventCreate")                                           \
   X(cuEventRecord, "cuEventRecord", "cuEventRecord")                                           \
   X(cuEventQuery, "cuEventQuery", "cuEventQuery")                                              \
@@ -191,6 +233,7 @@ CUresult GPUREADY_CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, in
   X(cuEventElapsedTime, "cuEventElapsedTime", "cuEventElapsedTime")                            \
   X(cuEventDestroy_v2, "cuEventDestroy", "cuEventDestroy_v2")                                  \
   X(cuModuleLoadData, "cuModuleLoadData", "cuModuleLoadData")                                  \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx", "cuModuleLoadDataEx")                            \
   X(cuModuleGetFunction, "cuModuleGetFunction", "cuModuleGetFunction")                         \
   X(cuModuleUnload, "cuModuleUnload", "cuModuleUnload")                                        \
   X(cuLaunchKernel, "cuLaunchKernel", "cuLaunchKernel")

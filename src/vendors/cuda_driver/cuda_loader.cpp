@@ -1,6 +1,6 @@
-// CUDA driver loading: candidate names per packaging, entry points through cuGetProcAddress
-// (_v2 on CUDA 12+, the 4-argument form on 11.3-11.8, dlsym of the suffixed exports before),
-// and CUresult names. The dynamic loader's own words are kept for the report.
+// CUDA driver loading: candidate names per packaging, resolved to absolute files, opened through
+// the platform's DynLib; the entry points then come from resolve_api (cuda_api.cpp). The dynamic
+// loader's own words are kept for the report.
 #include "vendors/cuda_driver/cuda_loader.h"
 
 #include "vendors/vendor_library.h"
@@ -31,41 +31,10 @@ std::optional<Library> load(const Os& os, const std::vector<std::string>& candid
   Library lib;
   lib.handle = h;
   lib.candidate = opened->candidate;
-  auto* gpa2 = reinterpret_cast<decltype(&::cuGetProcAddress_v2)>(dl.symbol(h, "cuGetProcAddress_v2"));
-  auto* gpa1 = reinterpret_cast<decltype(&::cuGetProcAddress)>(dl.symbol(h, "cuGetProcAddress"));
-  if (gpa2) {
-    lib.resolved_via = "cuGetProcAddress_v2";
-#define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name)                                                \
-  {                                                                                                          \
-    void* p = nullptr;                                                                                       \
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                            \
-    if (gpa2(proc_name, &p, kRequestedCudaVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && \
-        status == CU_GET_PROC_ADDRESS_SUCCESS)                                                               \
-      lib.api.member = reinterpret_cast<decltype(&::member)>(p);                                             \
-  }
-    GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
-#undef GPUREADY_CUDA_RESOLVE
-  } else if (gpa1) {
-    lib.resolved_via = "cuGetProcAddress";
-#define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name)                                       \
-  {                                                                                                 \
-    void* p = nullptr;                                                                              \
-    if (gpa1(proc_name, &p, kRequestedCudaVersionV1, CU_GET_PROC_ADDRESS_DEFAULT) == CUDA_SUCCESS) \
-      lib.api.member = reinterpret_cast<decltype(&::member)>(p);                                    \
-  }
-    GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
-#undef GPUREADY_CUDA_RESOLVE
-  } else {
-    // Drivers older than CUDA 11.3: the exports themselves, by their suffixed (current-ABI) names.
-    lib.resolved_via = "dlsym";
-#define GPUREADY_CUDA_RESOLVE(member, proc_name, export_name) \
-  lib.api.member = reinterpret_cast<decltype(&::member)>(dl.symbol(h, export_name));
-    GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_RESOLVE)
-#undef GPUREADY_CUDA_RESOLVE
-  }
-  void* any = gpa2 ? reinterpret_cast<void*>(gpa2)
-              : gpa1 ? reinterpret_cast<void*>(gpa1)
-                     : reinterpret_cast<void*>(lib.api.cuDriverGetVersion);
+  lib.api = resolve_api([&](const char* name) { return dl.symbol(h, name); }, &lib.resolved_via);
+  void* any = dl.symbol(h, "cuGetProcAddress_v2");
+  if (!any) any = dl.symbol(h, "cuGetProcAddress");
+  if (!any) any = reinterpret_cast<void*>(lib.api.cuDriverGetVersion);
   lib.path = dl.path_of(h, any);
   return lib;
 }
@@ -74,62 +43,6 @@ void unload(const DynLib& dl, Library& lib) {
   if (lib.handle) dl.close(lib.handle);
   lib.handle = {};
   lib.api = Api{};
-}
-
-std::string result_name(const Api* api, int code) {
-  if (api && api->cuGetErrorName) {
-    const char* s = nullptr;
-    if (api->cuGetErrorName(static_cast<CUresult>(code), &s) == CUDA_SUCCESS && s && *s) return s;
-  }
-  switch (code) {
-#define GPUREADY_CUDA_CASE(c) \
-  case c:                     \
-    return #c;
-    GPUREADY_CUDA_CASE(CUDA_SUCCESS)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_VALUE)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_OUT_OF_MEMORY)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_INITIALIZED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_DEINITIALIZED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_STUB_LIBRARY)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_DEVICE_UNAVAILABLE)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_NO_DEVICE)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_DEVICE)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_DEVICE_NOT_LICENSED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_IMAGE)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_CONTEXT)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_NO_BINARY_FOR_GPU)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_PTX)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_JIT_COMPILATION_DISABLED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_OPERATING_SYSTEM)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_INVALID_HANDLE)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_FOUND)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_READY)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_ILLEGAL_ADDRESS)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_LAUNCH_TIMEOUT)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_LAUNCH_FAILED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_PERMITTED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_NOT_SUPPORTED)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_SYSTEM_NOT_READY)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
-    GPUREADY_CUDA_CASE(CUDA_ERROR_UNKNOWN)
-#undef GPUREADY_CUDA_CASE
-    default:
-      return "CUDA_ERROR_" + std::to_string(code);
-  }
-}
-
-std::string result_string(const Api* api, int code) {
-  if (api && api->cuGetErrorString) {
-    const char* s = nullptr;
-    if (api->cuGetErrorString(static_cast<CUresult>(code), &s) == CUDA_SUCCESS && s) return s;
-  }
-  return {};
 }
 
 }  // namespace gpuready::cuda_driver

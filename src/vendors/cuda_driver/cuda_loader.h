@@ -1,6 +1,6 @@
-// Loading the CUDA driver library (libcuda.so.1 / nvcuda.dll) at run time: candidate names,
-// the typed entry-point table resolved through cuGetProcAddress with an explicit CUDA
-// version (plain dlsym would return pre-_v2 ABIs), and the names of CUresult codes.
+// Loading the CUDA driver library (libcuda.so.1 / nvcuda.dll) at run time through the platform's
+// DynLib: candidate names, each resolved to an absolute file, then the entry-point table
+// (cuda_table.h).
 #pragma once
 
 #include <optional>
@@ -8,15 +8,9 @@
 #include <vector>
 
 #include "platform/os.h"
-#include "vendors/cuda_driver/cuda_api.h"
+#include "vendors/cuda_driver/cuda_table.h"
 
 namespace gpuready::cuda_driver {
-
-struct Api {
-#define GPUREADY_CUDA_MEMBER(member, proc_name, export_name) decltype(&::member) member = nullptr;
-  GPUREADY_CUDA_SYMBOLS(GPUREADY_CUDA_MEMBER)
-#undef GPUREADY_CUDA_MEMBER
-};
 
 struct Library {
   DynLib::Handle handle;
@@ -26,14 +20,6 @@ struct Library {
   Api api;
 };
 
-// The CUDA version whose ABI the table's signatures follow (cuda_api.h is from CUDA 13.0). Asking
-// for 12000 gives the _v2 ABIs where one exists since CUDA 3.2-11 (cuMemAlloc, cuMemcpy*Async,
-// cuMemsetD8, cuStreamDestroy, cuEventDestroy, cuDevicePrimaryCtxRelease, cuDeviceTotalMem) and
-// the base ones of the later changes: cuEventElapsedTime (_v2 since 12.8) and cuCtxSynchronize
-// (_v2 since 13.0), whose base signatures cuda_api.h declares.
-inline constexpr int kRequestedCudaVersion = 12000;
-inline constexpr int kRequestedCudaVersionV1 = 11030;  // the oldest driver with cuGetProcAddress
-
 std::vector<std::string> default_candidates(const Env& env);
 
 // Tries each candidate; resolves every entry point. nullopt + *error (the loader's words) when none loads.
@@ -41,10 +27,5 @@ std::vector<std::string> default_candidates(const Env& env);
 // to the loader as a bare name.
 std::optional<Library> load(const Os& os, const std::vector<std::string>& candidates, std::string* error);
 void unload(const DynLib& dl, Library& lib);
-
-// "CUDA_ERROR_NO_DEVICE": from the driver's cuGetErrorName when loaded, else this build's table.
-std::string result_name(const Api* api, int code);
-// The driver's own sentence (cuGetErrorString), or empty.
-std::string result_string(const Api* api, int code);
 
 }  // namespace gpuready::cuda_driver
