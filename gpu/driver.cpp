@@ -36,12 +36,6 @@ Kernels& kernels() {
   return k;
 }
 
-#ifdef _WIN32
-constexpr const char* kDefaultDriver = "nvcuda.dll";
-#else
-constexpr const char* kDefaultDriver = "libcuda.so.1";
-#endif
-
 }  // namespace
 
 const cuda_driver::Api& cu() { return driver().api; }
@@ -58,9 +52,9 @@ std::string result_code(CUresult rc) { return cuda_driver::result_name(driver().
 bool open_driver(const std::string& path, DriverInfo* info, std::string* why) {
   Driver& d = driver();
   std::call_once(d.once, [&] {
-    const std::string file = path.empty() ? kDefaultDriver : path;
+    const std::string& file = path;
     std::string err;
-    Lib lib = open_lib(file, &err);
+    Lib lib = open_lib(file, &err);  // absolute paths only
     if (!lib.handle) {
       d.why = fmt::format("the CUDA driver library {} could not be loaded: {}", file, err);
       return;

@@ -1,34 +1,35 @@
-// gpu/libs.h: run-time loading for the module (POSIX: dlopen).
+// gpu/libs.h: run-time loading for the module, through the platform's DynLib (dlopen /
+// LoadLibraryExW of absolute paths only: gpuready's probe names every file).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "libs.h"
-
-#if defined(_WIN32)
-#error "the CUDA module's loader is POSIX-only so far"
-#endif
-#include <dlfcn.h>
-#include <link.h>
+#include "platform/os.h"
 
 namespace gpuready::gpu {
 namespace {
 
 std::string dir_of(const std::string& path) {
-  const auto slash = path.rfind('/');
+  const auto slash = path.find_last_of("/\\");
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 std::string base_of(const std::string& path) {
-  const auto slash = path.rfind('/');
+  const auto slash = path.find_last_of("/\\");
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-// "libcublas.so.13.1.0.3" -> "13"; "" when the name carries no major.
-std::string so_major(const std::string& name) {
-  const auto at = name.find(".so.");
+// The cuBLASLt file that belongs to a cuBLAS file: "libcublas.so.13" -> "libcublasLt.so.13",
+// "cublas64_12.dll" -> "cublasLt64_12.dll"; "" when the name is not cuBLAS'.
+std::string lt_name(const std::string& cublas_file) {
+  const auto at = cublas_file.find("cublas");
   if (at == std::string::npos) return "";
-  std::string v = name.substr(at + 4);
-  return v.substr(0, v.find('.'));
+  const std::string rest = cublas_file.substr(at + 6);
+  // Only the library itself: "libcublas.so.13" / "cublas64_12.dll", with a version after the name.
+  if (rest.rfind(".so.", 0) != 0 && rest.rfind("64_", 0) != 0) return "";
+  std::string lt = cublas_file;
+  lt.insert(at + 6, "Lt");
+  return lt;
 }
 
 template <class Table>
@@ -44,45 +45,32 @@ bool bind_symbol(const Lib& lib, const char* name, Table* slot, bool required, s
 
 }  // namespace
 
-Lib open_lib(const std::string& name_or_path, std::string* error) {
+Lib open_lib(const std::string& path, std::string* error) {
+  const DynLib& dl = real_os().dl;
   Lib lib;
-  dlerror();
-  lib.handle = dlopen(name_or_path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (!lib.handle) {
-    const char* e = dlerror();
-    if (error) *error = e ? e : "dlopen failed";
-    return lib;
-  }
-  lib.path = name_or_path;
-  struct link_map* map = nullptr;
-  if (dlinfo(lib.handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name) lib.path = map->l_name;
+  const DynLib::Handle h = dl.open(path, error);
+  if (!h) return lib;
+  lib.handle = h.raw;
+  lib.path = dl.path_of(h, nullptr).value_or(path);
   return lib;
 }
 
-void* lib_symbol(const Lib& lib, const char* name) { return lib.handle ? dlsym(lib.handle, name) : nullptr; }
+void* lib_symbol(const Lib& lib, const char* name) { return real_os().dl.symbol(DynLib::Handle{lib.handle}, name); }
 
 std::vector<std::string> loaded_files(const std::vector<std::string>& needles) {
-  struct Acc {
-    const std::vector<std::string>* needles;
-    std::vector<std::string> out;
-  } acc{&needles, {}};
-  dl_iterate_phdr(
-      [](struct dl_phdr_info* info, size_t, void* data) {
-        auto* a = static_cast<Acc*>(data);
-        if (!info->dlpi_name || !*info->dlpi_name) return 0;
-        const std::string name = info->dlpi_name;
-        const std::string base = base_of(name);
-        for (const auto& n : *a->needles)
-          if (base.find(n) != std::string::npos) {
-            a->out.push_back(name);
-            break;
-          }
-        return 0;
-      },
-      &acc);
-  std::sort(acc.out.begin(), acc.out.end());
-  acc.out.erase(std::unique(acc.out.begin(), acc.out.end()), acc.out.end());
-  return acc.out;
+  std::vector<std::string> out;
+  for (const auto& name : real_os().dl.loaded_files()) {
+    std::string base = base_of(name);
+    std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const auto& n : needles)
+      if (base.find(n) != std::string::npos) {
+        out.push_back(name);
+        break;
+      }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::string cudnn_version_words(std::size_t v) {
@@ -100,17 +88,18 @@ std::string Cudnn::status(cudnnStatus_t rc) const {
 }
 
 bool load_cublas(const std::vector<std::string>& candidates, Cublas* out, std::string* why) {
-  std::vector<std::string> tries = candidates;
-  if (tries.empty()) tries = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"};
+  if (candidates.empty()) {
+    *why = "no cuBLAS: the probe found no copy of cuBLAS 11, 12 or 13 that this driver can run";
+    return false;
+  }
   std::string attempts;
-  for (const auto& c : tries) {
+  for (const auto& c : candidates) {
     std::string err;
-    // libcublas needs the libcublasLt of its own version: load the one beside it first, so the
-    // loader cannot take another folder's (or fail where the folder is not on its path).
-    const std::string dir = dir_of(c), major = so_major(base_of(c));
-    if (!dir.empty() && !major.empty()) {
+    // cuBLAS needs the cuBLASLt of its own version: load the one beside it first, so the loader
+    // cannot take another folder's (or fail where the folder is not on its path).
+    if (const std::string lt = lt_name(base_of(c)); !lt.empty() && !dir_of(c).empty()) {
       std::string lt_err;
-      open_lib(dir + "libcublasLt.so." + major, &lt_err);
+      open_lib(dir_of(c) + lt, &lt_err);
     }
     Lib lib = open_lib(c, &err);
     if (!lib.handle) {
@@ -151,12 +140,13 @@ bool load_cudnn(const std::string& dir, const std::vector<std::string>& files, C
                                            "cudnn_adv"};
       for (int i = 0; i < 7; ++i)
         if (f.find(kOrder[i]) != std::string::npos) return i;
-      return f.find("cudnn_") != std::string::npos ? 7 : 8;  // cuDNN 8's *_infer/*_train, then libcudnn.so.N
+      return f.find("cudnn_") != std::string::npos ? 7 : 8;  // cuDNN 8's *_infer/*_train, then libcudnn.so.N / cudnn64_N.dll
     };
     std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
     for (const auto& f : order) {
-      const std::string path =
-          f.find('/') == std::string::npos ? dir + (dir.empty() || dir.back() == '/' ? "" : "/") + f : f;
+      const std::string path = f.find_first_of("/\\") == std::string::npos
+                                   ? dir + (dir.empty() || dir.back() == '/' || dir.back() == '\\' ? "" : "/") + f
+                                   : f;
       if (rank(base_of(path)) == 8) {
         main_name = path;
         continue;
@@ -166,11 +156,11 @@ bool load_cudnn(const std::string& dir, const std::vector<std::string>& files, C
         problems += fmt::format("{}{}: {}", problems.empty() ? "" : "; ", base_of(path), err);
     }
   }
-  std::vector<std::string> tries;
-  if (!main_name.empty())
-    tries.push_back(main_name);
-  else
-    tries = {"libcudnn.so.9", "libcudnn.so.8"};
+  if (main_name.empty()) {
+    *why = "no usable cuDNN: the probe found no complete cuDNN 8 or 9" + (problems.empty() ? "" : "; " + problems);
+    return false;
+  }
+  const std::vector<std::string> tries = {main_name};
   std::string attempts;
   for (const auto& c : tries) {
     std::string err;

@@ -1,7 +1,7 @@
 // Run-time loading of the libraries the CUDA module calls: cuBLAS and cuDNN from the files
 // gpuready's probe chose (the toolkit's, the system's, a framework's pip wheels), the CUDA
-// driver itself (driver.cpp), and which files the process really mapped afterwards. POSIX
-// (dlopen) so far.
+// driver itself (driver.cpp), and which files the process really mapped afterwards. Through the
+// platform's DynLib (src/platform: dlopen / LoadLibraryExW), absolute paths only.
 #pragma once
 
 #include <cstddef>
@@ -17,9 +17,9 @@ struct Lib {
   void* handle = nullptr;
   std::string path;  // the file the loader mapped
 };
-// Loads with every symbol resolved now and visible to later loads (so a sub-library loaded by name
-// afterwards binds to this file). Empty with *error = the loader's words when it fails.
-Lib open_lib(const std::string& name_or_path, std::string* error);
+// Loads an absolute path (a later load that names this file's soname or DLL name gets this
+// file). Empty with *error = the loader's words when it fails.
+Lib open_lib(const std::string& path, std::string* error);
 void* lib_symbol(const Lib& lib, const char* name);
 // Files mapped in this process whose name contains one of `needles` (after the checks: what
 // cuBLAS and cuDNN really loaded, sub-libraries included).
@@ -38,11 +38,11 @@ struct Cudnn {
   Lib lib;
   std::string status(cudnnStatus_t rc) const;
 };
-// Tries each candidate (a path or a soname), loading the libcublasLt of the same folder first.
+// Tries each candidate (an absolute path), loading the cuBLASLt of the same folder first.
 // false with *why listing each attempt.
 bool load_cublas(const std::vector<std::string>& candidates, Cublas* out, std::string* why);
 // Loads every file of the set by full path from `dir` (sub-libraries before libcudnn.so.N), then
-// the symbols. `files` empty: libcudnn.so.9, then .8, as the loader finds them.
+// the symbols. `files` empty: no cuDNN (the probe found none).
 bool load_cudnn(const std::string& dir, const std::vector<std::string>& files, Cudnn* out, std::string* why);
 // cudnnGetVersion's number in words: 91900 -> "9.19.0" (cuDNN 9: major * 10000), 8907 -> "8.9.7" (cuDNN 8: major * 1000).
 std::string cudnn_version_words(std::size_t v);

@@ -35,24 +35,37 @@ struct Libs {
 Libs& libs() {
   static Libs l = [] {
     Libs x;
-    // The driver by its soname (the test's machine's loader path), the first GPU, the kernels.
-    if (!open_driver("", nullptr, &x.why)) return x;
+    // The driver where driver packages put it (the H200 machine's: /usr/local/nvidia/lib64), the
+    // first GPU, the kernels.
+    std::string driver;
+    for (const char* d : {"/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/wsl/lib"})
+      if (driver.empty() && std::filesystem::exists(std::string(d) + "/libcuda.so.1")) driver = std::string(d) + "/libcuda.so.1";
+    if (driver.empty()) {
+      x.why = "no libcuda.so.1 in the driver's usual folders";
+      return x;
+    }
+    if (!open_driver(driver, nullptr, &x.why)) return x;
     CUdevice dev = 0;
     if (!use_device(0, &dev, &x.why)) return x;
     if (!load_kernels(&x.why)) return x;
-    const std::string dir = GPUREADY_CUDA_LIB_DIR;
+    // cuBLAS beside the toolkit, cuDNN beside it or in the system's library folder.
     std::vector<std::string> blas;
-    if (std::filesystem::exists(dir + "/libcublas.so.13")) blas.push_back(dir + "/libcublas.so.13");
-    if (!load_cublas(blas, &x.blas, &x.why) && !load_cublas({}, &x.blas, &x.why)) return x;
+    for (const std::string dir : {std::string(GPUREADY_CUDA_LIB_DIR), std::string("/usr/local/cuda/lib64")})
+      if (std::filesystem::exists(dir + "/libcublas.so.13")) blas.push_back(dir + "/libcublas.so.13");
+    if (!load_cublas(blas, &x.blas, &x.why)) return x;
+    std::string dnn_dir;
     std::vector<std::string> dnn;
-    if (std::filesystem::exists(dir + "/libcudnn.so.9"))
+    for (const std::string dir : {std::string(GPUREADY_CUDA_LIB_DIR), std::string("/usr/lib/x86_64-linux-gnu")}) {
+      if (!dnn.empty() || !std::filesystem::exists(dir + "/libcudnn.so.9")) continue;
+      dnn_dir = dir;
       for (const auto& e : std::filesystem::directory_iterator(dir)) {
         const std::string f = e.path().filename().string();
         if (f.rfind("libcudnn", 0) == 0 && f.size() > 8 && f.substr(f.size() - 5) == ".so.9")
           dnn.push_back(e.path().string());
       }
+    }
     x.why.clear();
-    if (!load_cudnn(dnn.empty() ? "" : dir, dnn, &x.dnn, &x.why) && !load_cudnn("", {}, &x.dnn, &x.why)) return x;
+    if (!load_cudnn(dnn_dir, dnn, &x.dnn, &x.why)) return x;
     x.why.clear();
     if (CUresult rc = cu().cuStreamCreate(&x.stream, CU_STREAM_NON_BLOCKING); rc != CUDA_SUCCESS)
       x.why = cu_error("cuStreamCreate", rc);

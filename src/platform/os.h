@@ -132,6 +132,9 @@ class DynLib {
   // The file the loader actually mapped for this handle (dlinfo / GetModuleFileNameW).
   virtual std::optional<std::string> path_of(Handle h, void* any_symbol) const = 0;
   virtual void close(Handle h) const = 0;
+  // Every file mapped into this process as a library (dl_iterate_phdr / EnumProcessModules): what
+  // a library really pulled in after it loaded. Empty where the platform cannot say.
+  virtual std::vector<std::string> loaded_files() const { return {}; }
 };
 
 // The Windows registry, read only: where Windows keeps facts no file holds (the edition and

@@ -2,7 +2,9 @@
 // (tests/fixtures/nvidia/*.json) and answers typed lookups without ever throwing across the C ABI.
 #pragma once
 
+#ifndef _WIN32
 #include <sys/resource.h>
+#endif
 
 #include <chrono>
 #include <csignal>
@@ -89,8 +91,10 @@ inline void sleep_ms(long long ms) {
 
 // A library that dies while being loaded, like a broken driver install can: no core file, just the signal.
 inline void crash_now() {
+#ifndef _WIN32
   rlimit none{0, 0};
   ::setrlimit(RLIMIT_CORE, &none);
+#endif
   std::raise(SIGSEGV);
 }
 

@@ -425,6 +425,18 @@ TEST(VerifyGpuChild, TheRealModuleWithoutADriverSaysSo) {
 // nothing): the whole driver-API path without a GPU — the driver opened from the request's path,
 // the device's facts, the embedded fatbin handed to cuModuleLoadDataEx, the memory test's
 // allocations, launches and read-backs — and each way it can stop, said in its step.
+// The fake driver's file: libcuda.so.1 (in `dir`: "" the CUDA 13.0 fake, "/old" the 11.4 one), or on
+// Windows nvcuda.dll (the 13.0 fake only), as an absolute path of this OS.
+std::string fake_driver(const std::string& dir = "") {
+#ifdef _WIN32
+  if (!dir.empty()) return "";
+  const auto p = std::filesystem::path(GPUREADY_FAKES_DIR) / "nvcuda.dll";
+#else
+  const auto p = std::filesystem::path(GPUREADY_FAKES_DIR + dir) / "libcuda.so.1";
+#endif
+  return std::filesystem::exists(p) ? std::filesystem::absolute(p).make_preferred().string() : "";
+}
+
 struct FakeModuleRun {
   std::filesystem::path module = std::filesystem::path(GPUREADY_EXE).parent_path() / module_file_name();
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "gpuready-module-fake-driver";
@@ -452,8 +464,10 @@ const DriverStep* step_named(const GpuReply& r, const std::string& name) {
 TEST(VerifyGpuChild, TheRealModuleRunsTheMemoryTestThroughTheDriverApiOnTheFakeDriver) {
   FakeModuleRun f;
   if (!std::filesystem::exists(f.module)) GTEST_SKIP() << "the CUDA module is not built here";
+  ASSERT_FALSE(fake_driver().empty()) << "the fake CUDA driver was not built";
   for (const std::string dir : {"", "/old"}) {  // CUDA 13.0 (cuGetProcAddress_v2) and 11.4 (cuGetProcAddress)
-    const std::string driver = std::string(GPUREADY_FAKES_DIR) + dir + "/libcuda.so.1";
+    const std::string driver = fake_driver(dir);
+    if (driver.empty()) continue;  // Windows: no 11.4 fake
     const GpuReply r = f.run(driver, {{"cuda_driver_version", dir.empty() ? 13000 : 11040}});
     for (const char* name : {"load the CUDA driver", "open the device", "load the kernels"}) {
       const auto* s = step_named(r, name);
@@ -464,7 +478,7 @@ TEST(VerifyGpuChild, TheRealModuleRunsTheMemoryTestThroughTheDriverApiOnTheFakeD
     ASSERT_NE(load, nullptr) << dir;
     EXPECT_NE(load->message.find(dir.empty() ? "cuGetProcAddress_v2" : "through cuGetProcAddress)"), std::string::npos)
         << load->message;
-    EXPECT_NE(r.driver_path.find("fakes" + dir + "/libcuda.so."), std::string::npos) << r.driver_path;
+    EXPECT_NE(r.driver_path.find("fakes"), std::string::npos) << r.driver_path;
     EXPECT_EQ(r.device.name, "NVIDIA GeForce GTX 1650");
     EXPECT_EQ(r.device.cc_major, 7);
     EXPECT_EQ(r.device.cc_minor, 5);
@@ -483,7 +497,8 @@ TEST(VerifyGpuChild, TheRealModuleRunsTheMemoryTestThroughTheDriverApiOnTheFakeD
 TEST(VerifyGpuChild, TheRealModuleSaysWhyItStopsOnTheFakeDriver) {
   FakeModuleRun f;
   if (!std::filesystem::exists(f.module)) GTEST_SKIP() << "the CUDA module is not built here";
-  const std::string driver = std::string(GPUREADY_FAKES_DIR) + "/libcuda.so.1";
+  const std::string driver = fake_driver();
+  ASSERT_FALSE(driver.empty()) << "the fake CUDA driver was not built";
   // A driver older than CUDA 11: the kernels' floor, before any device work.
   GpuReply r = f.run(driver, {{"cuda_driver_version", 10020}});
   const auto* s = step_named(r, "load the CUDA driver");

@@ -56,4 +56,15 @@ void PosixDynLib::close(Handle h) const {
   if (h) ::dlclose(h.raw);
 }
 
+std::vector<std::string> PosixDynLib::loaded_files() const {
+  std::vector<std::string> out;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        if (info->dlpi_name && *info->dlpi_name) static_cast<std::vector<std::string>*>(data)->push_back(info->dlpi_name);
+        return 0;
+      },
+      &out);
+  return out;
+}
+
 }  // namespace gpuready

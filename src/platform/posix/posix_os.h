@@ -36,6 +36,7 @@ class PosixDynLib final : public DynLib {
   void* symbol(Handle h, const std::string& name) const override;
   std::optional<std::string> path_of(Handle h, void* any_symbol) const override;
   void close(Handle h) const override;
+  std::vector<std::string> loaded_files() const override;
 };
 
 }  // namespace gpuready

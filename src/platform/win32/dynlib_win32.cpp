@@ -2,9 +2,12 @@
 // flags (never the current folder or PATH) and the missing-DLL dialog suppressed
 // (a probe must never stop on a modal box), GetProcAddress, GetModuleFileNameW; failures keep
 // the system's words and code (126 not found, 193 wrong architecture, 127 missing export).
+#include <algorithm>
 #include <cstdint>
 
 #include "platform/win32/win32_os.h"
+
+#include <psapi.h>
 
 namespace gpuready {
 
@@ -56,6 +59,20 @@ std::optional<std::string> Win32DynLib::path_of(Handle h, void* any_symbol) cons
 
 void Win32DynLib::close(Handle h) const {
   if (h) ::FreeLibrary(static_cast<HMODULE>(h.raw));
+}
+
+std::vector<std::string> Win32DynLib::loaded_files() const {
+  // K32EnumProcessModules: kernel32's own export since Windows 7 (no psapi.lib to link).
+  std::vector<HMODULE> mods(1024);
+  DWORD needed = 0;
+  const HANDLE self = ::GetCurrentProcess();
+  if (!::K32EnumProcessModules(self, mods.data(), static_cast<DWORD>(mods.size() * sizeof(HMODULE)), &needed))
+    return {};
+  mods.resize(std::min<std::size_t>(mods.size(), needed / sizeof(HMODULE)));
+  std::vector<std::string> out;
+  for (HMODULE m : mods)
+    if (auto p = win32::module_path(m)) out.push_back(*p);
+  return out;
 }
 
 }  // namespace gpuready

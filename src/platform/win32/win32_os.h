@@ -51,6 +51,7 @@ class Win32DynLib final : public DynLib {
   void* symbol(Handle h, const std::string& name) const override;
   std::optional<std::string> path_of(Handle h, void* any_symbol) const override;
   void close(Handle h) const override;
+  std::vector<std::string> loaded_files() const override;
 };
 
 // Reads the 64-bit view of the registry (also from a 32-bit build).
