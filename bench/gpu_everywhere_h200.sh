@@ -9,7 +9,7 @@
 #   2. `gpuready verify` (GEMM x4, cuDNN x3, memory): the new module with the machine's libraries, with PyTorch's
 #      (--libs torch), and the old module (GPUREADY_CUDA_MODULE), ROUNDS rounds, alternated;
 #   3. `gpuready bench --device gpu` on the two cases of docs/benchmarks.md, fp32/tf32/bf16, the same three
-#      variants, BENCH_ROUNDS (default ROUNDS) rounds, alternated.
+#      variants, BENCH_ROUNDS (default ROUNDS) rounds, alternated (PRECISIONS: default "fp32 tf32 bf16").
 # Results in $OUT: the JSON of every run and a summary on stdout.
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -64,7 +64,7 @@ echo "== bench"
 cases=("28|--images 75000 --batch 128 --epochs 3" "128|--images 12500 --size 128x128x3 --batch 64 --epochs 3")
 for r in $(seq 1 "$bench_rounds"); do
   for c in "${cases[@]}"; do
-    for p in fp32 tf32 bf16; do
+    for p in ${PRECISIONS:-fp32 tf32 bf16}; do
       for v in system torch old; do
         name=${c%%|*}; args=${c#*|}
         if [[ $v == old ]]; then

@@ -41,10 +41,7 @@ Kernels& kernels() {
 const cuda_driver::Api& cu() { return driver().api; }
 
 std::string cu_error(const char* call, CUresult rc) {
-  const cuda_driver::Api* api = driver().ok ? &driver().api : nullptr;
-  const std::string words = cuda_driver::result_string(api, rc);
-  return fmt::format("{} failed: {} ({})", call, words.empty() ? "error " + std::to_string(static_cast<int>(rc)) : words,
-                     cuda_driver::result_name(api, rc));
+  return cuda_driver::call_failed(driver().ok ? &driver().api : nullptr, call, rc);
 }
 
 std::string result_code(CUresult rc) { return cuda_driver::result_name(driver().ok ? &driver().api : nullptr, rc); }
@@ -56,16 +53,16 @@ bool open_driver(const std::string& path, DriverInfo* info, std::string* why) {
     std::string err;
     Lib lib = open_lib(file, &err);  // absolute paths only
     if (!lib.handle) {
-      d.why = fmt::format("the CUDA driver library {} could not be loaded: {}", file, err);
+      d.why = cuda_driver::library_not_found(file, err);
       return;
     }
     d.info.path = lib.path;
     d.api = cuda_driver::resolve_api([&](const char* name) { return lib_symbol(lib, name); }, &d.info.resolved_via);
     // What every run needs; graphs (cuGraphInstantiateWithFlags, CUDA 11.4+) and the rest are
     // checked where they are used.
-    std::string missing;
+    std::string missing;  // the first entry point the module needs and this driver lacks
     auto need = [&](const void* p, const char* name) {
-      if (!p) missing += (missing.empty() ? "" : ", ") + std::string(name);
+      if (!p && missing.empty()) missing = cuda_driver::entry_point_missing(name, d.info.path);
     };
     need(reinterpret_cast<const void*>(d.api.cuInit), "cuInit");
     need(reinterpret_cast<const void*>(d.api.cuDriverGetVersion), "cuDriverGetVersion");
@@ -91,7 +88,7 @@ bool open_driver(const std::string& path, DriverInfo* info, std::string* why) {
     need(reinterpret_cast<const void*>(d.api.cuModuleGetFunction), "cuModuleGetFunction");
     need(reinterpret_cast<const void*>(d.api.cuLaunchKernel), "cuLaunchKernel");
     if (!missing.empty()) {
-      d.why = fmt::format("the CUDA driver {} lacks {} (resolved through {})", d.info.path, missing, d.info.resolved_via);
+      d.why = fmt::format("{}; entry points resolved through {}", missing, d.info.resolved_via);
       return;
     }
     d.api.cuDriverGetVersion(&d.info.version);

@@ -137,8 +137,8 @@ bool open_device(Run& run) {
     return false;
   }
   log.end(true, "",
-          fmt::format("{} (CUDA {}.{}, entry points through {})", info.path, info.version / 1000, info.version % 1000 / 10,
-                      info.resolved_via));
+          fmt::format("{}; CUDA {}.{}", cuda_driver::library_loaded(info.path, info.resolved_via), info.version / 1000,
+                      info.version % 1000 / 10));
   log.begin("open the device");
   CUdevice dev = 0;
   if (!use_device(run.req.device, &dev, &why)) {

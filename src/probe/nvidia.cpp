@@ -735,9 +735,7 @@ void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, 
   std::string load_error;
   auto lib = cuda_driver::load(os, candidates, &load_error);
   if (!lib) {
-    steps.end(false, "library_not_found",
-              "The CUDA driver library (" + lib_label +
-                  ") was not found: no NVIDIA driver is installed, or it lacks CUDA support. Loader: " + load_error);
+    steps.end(false, "library_not_found", cuda_driver::library_not_found(lib_label, load_error));
     out.cuda_library = SFact::unknown("not found by the loader: " + load_error);
     const std::string why = "no CUDA driver library (" + lib_label + " not found)";
     out.cuda_init = SFact::unknown(why);
@@ -747,10 +745,10 @@ void probe_cuda(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts& out, 
     return;
   }
   out.cuda_library = lib->path ? SFact(*lib->path) : SFact(lib->candidate);
-  steps.end(true, "", "loaded " + out.cuda_library.value() + " (entry points via " + lib->resolved_via + ")");
+  steps.end(true, "", cuda_driver::library_loaded(out.cuda_library.value(), lib->resolved_via));
   const cuda_driver::Api& a = lib->api;
   const std::string file = path_file_name(lib->path.value_or(lib->candidate));
-  auto missing = [&](const char* fn) { return std::string(fn) + " is missing from " + file + " (driver too old?)"; };
+  auto missing = [&](const char* fn) { return cuda_driver::entry_point_missing(fn, file); };
 
   steps.begin("cuDriverGetVersion");
   if (!a.cuDriverGetVersion) {

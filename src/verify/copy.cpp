@@ -144,29 +144,19 @@ class Cu {
     Call c;
     if (!fn) {
       c.rc = CUDA_ERROR_NOT_FOUND;
-      c.error = display(member) + " is missing from " + file_ + " (a driver older than this check needs?)";
+      c.error = cuda_driver::entry_point_missing(member, file_);
       return c;
     }
     c.rc = fn(args...);
     if (c.rc != CUDA_SUCCESS) c.error = failed(member, c.rc);
     return c;
   }
-  std::string failed(const char* member, int rc) const {
-    const std::string name = cuda_driver::result_name(&a, rc);
-    const std::string words = cuda_driver::result_string(&a, rc);
-    return words.empty() ? fmt::format("{} failed: {}", display(member), name)
-                         : fmt::format("{} failed: {} ({})", display(member), words, name);
-  }
+  std::string failed(const char* member, int rc) const { return cuda_driver::call_failed(&a, member, rc); }
   std::string code(int rc) const { return cuda_driver::result_name(&a, rc); }
 
   const cuda_driver::Api& a;
 
  private:
-  static std::string display(const char* member) {
-    std::string n = member;
-    if (n.size() > 3 && n.compare(n.size() - 3, 3, "_v2") == 0) n.resize(n.size() - 3);
-    return n;
-  }
   std::string file_;
 };
 
@@ -1150,14 +1140,12 @@ CopyReport measure_copies(const Os& os, const CopyOptions& o, const std::functio
   std::string load_error;
   auto lib = cuda_driver::load(os, candidates, &load_error);
   if (!lib) {
-    steps.end(false, "library_not_found",
-              "The CUDA driver library (" + lib_label +
-                  ") was not found: no NVIDIA driver is installed, or it lacks CUDA support. Loader: " + load_error);
+    steps.end(false, "library_not_found", cuda_driver::library_not_found(lib_label, load_error));
     return r;
   }
   // libcuda is never unloaded: after cuInit it owns threads, and unmapping it under them crashes.
   const std::string file = path_file_name(lib->path.value_or(lib->candidate));
-  steps.end(true, "", "loaded " + lib->path.value_or(lib->candidate) + " (entry points via " + lib->resolved_via + ")");
+  steps.end(true, "", cuda_driver::library_loaded(lib->path.value_or(lib->candidate), lib->resolved_via));
   const Cu cu(lib->api, file);
 
   steps.begin("cuInit");

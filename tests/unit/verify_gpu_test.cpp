@@ -476,7 +476,7 @@ TEST(VerifyGpuChild, TheRealModuleRunsTheMemoryTestThroughTheDriverApiOnTheFakeD
     }
     const auto* load = step_named(r, "load the CUDA driver");
     ASSERT_NE(load, nullptr) << dir;
-    EXPECT_NE(load->message.find(dir.empty() ? "cuGetProcAddress_v2" : "through cuGetProcAddress)"), std::string::npos)
+    EXPECT_NE(load->message.find(dir.empty() ? "via cuGetProcAddress_v2)" : "via cuGetProcAddress)"), std::string::npos)
         << load->message;
     EXPECT_NE(r.driver_path.find("fakes"), std::string::npos) << r.driver_path;
     EXPECT_EQ(r.device.name, "NVIDIA GeForce GTX 1650");

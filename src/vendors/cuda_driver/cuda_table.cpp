@@ -42,6 +42,31 @@ Api resolve_api(const std::function<void*(const char*)>& symbol, std::string* re
   return api;
 }
 
+namespace {
+std::string api_name(const std::string& call) {
+  return call.size() > 3 && call.compare(call.size() - 3, 3, "_v2") == 0 ? call.substr(0, call.size() - 3) : call;
+}
+}  // namespace
+
+std::string library_not_found(const std::string& label, const std::string& loader_words) {
+  return "The CUDA driver library (" + label +
+         ") was not found: no NVIDIA driver is installed, or it lacks CUDA support. Loader: " + loader_words;
+}
+
+std::string library_loaded(const std::string& path, const std::string& resolved_via) {
+  return "loaded " + path + " (entry points via " + resolved_via + ")";
+}
+
+std::string entry_point_missing(const std::string& call, const std::string& file) {
+  return api_name(call) + " is missing from " + file + " (driver too old?)";
+}
+
+std::string call_failed(const Api* api, const std::string& call, int rc) {
+  const std::string name = result_name(api, rc);
+  const std::string words = result_string(api, rc);
+  return words.empty() ? api_name(call) + " failed: " + name : api_name(call) + " failed: " + words + " (" + name + ")";
+}
+
 std::string result_name(const Api* api, int code) {
   if (api && api->cuGetErrorName) {
     const char* s = nullptr;

@@ -30,6 +30,19 @@ inline constexpr int kRequestedCudaVersionV1 = 11030;  // the oldest driver with
 // suffixed exports before. *resolved_via names the way taken. Missing entries stay nullptr.
 Api resolve_api(const std::function<void*(const char*)>& symbol, std::string* resolved_via);
 
+// The messages every user of the driver says the same way (the probe, verify's copies, the CUDA module):
+//   library_not_found("libcuda.so.1", loader)  "The CUDA driver library (libcuda.so.1) was not found: no NVIDIA
+//                                               driver is installed, or it lacks CUDA support. Loader: <loader>"
+//   library_loaded(path, via)                   "loaded /usr/lib/.../libcuda.so.1 (entry points via cuGetProcAddress_v2)"
+//   entry_point_missing("cuMemAlloc_v2", file)  "cuMemAlloc is missing from libcuda.so.1 (driver too old?)"
+//   call_failed(api, "cuMemAlloc_v2", rc)       "cuMemAlloc failed: out of memory (CUDA_ERROR_OUT_OF_MEMORY)", or
+//                                               "... failed: CUDA_ERROR_NO_DEVICE" when the driver has no words
+// A call's table name may carry its ABI suffix (_v2): the message shows the API's own name.
+std::string library_not_found(const std::string& label, const std::string& loader_words);
+std::string library_loaded(const std::string& path, const std::string& resolved_via);
+std::string entry_point_missing(const std::string& call, const std::string& file);
+std::string call_failed(const Api* api, const std::string& call, int rc);
+
 // "CUDA_ERROR_NO_DEVICE": from the driver's cuGetErrorName when loaded, else this build's table.
 std::string result_name(const Api* api, int code);
 // The driver's own sentence (cuGetErrorString), or empty.
