@@ -175,10 +175,6 @@ bool open_device(Run& run) {
     r.device.memory_free = free_b;
     r.device.memory_total = total_b;
   }
-  if (CUresult rc = cu().cuStreamCreate(&run.stream, CU_STREAM_NON_BLOCKING); rc != CUDA_SUCCESS) {
-    log.end(false, result_code(rc), cu_error("cuStreamCreate", rc));
-    return false;
-  }
   log.end(true, "",
           fmt::format("{} ({}), compute capability {}.{}, {} SMs", r.device.name, r.device.pci_bus_id,
                       r.device.cc_major, r.device.cc_minor, r.device.sm_count));
@@ -189,6 +185,12 @@ bool open_device(Run& run) {
       why += fmt::format("; the module carries code for sm_50 and newer, this GPU is {}.{}", r.device.cc_major,
                          r.device.cc_minor);
     log.end(false, "kernels_not_loaded", why);
+    return false;
+  }
+  // Last, so that no failure above leaves a stream behind (run_all destroys this one).
+  if (CUresult rc = cu().cuStreamCreate(&run.stream, CU_STREAM_NON_BLOCKING); rc != CUDA_SUCCESS) {
+    run.stream = nullptr;
+    log.end(false, result_code(rc), cu_error("cuStreamCreate", rc));
     return false;
   }
   log.end(true, "", r.device.kernel_image);
