@@ -49,11 +49,16 @@ std::string result_code(CUresult rc) { return cuda_driver::result_name(driver().
 bool open_driver(const std::string& path, DriverInfo* info, std::string* why) {
   Driver& d = driver();
   std::call_once(d.once, [&] {
-    const std::string& file = path;
+    if (path.empty()) {
+      // gpuready hands over the file its probe loaded; never a bare name for the loader to search.
+      d.why = "the probe found no CUDA driver library (libcuda.so.1 / nvcuda.dll): is the NVIDIA driver installed? "
+              "(gpuready doctor says why)";
+      return;
+    }
     std::string err;
-    Lib lib = open_lib(file, &err);  // absolute paths only
+    Lib lib = open_lib(path, &err);  // absolute paths only
     if (!lib.handle) {
-      d.why = cuda_driver::library_not_found(file, err);
+      d.why = cuda_driver::library_not_found(path, err);
       return;
     }
     d.info.path = lib.path;
@@ -192,8 +197,6 @@ std::string kernel_image_for(int cc_major, int cc_minor) {
   return "";
 }
 
-}  // namespace gpuready::gpu
-
-namespace gpuready::gpu {
 std::string kernel_image_in_use() { return kernel_image_for(kernels().cc_major, kernels().cc_minor); }
+
 }  // namespace gpuready::gpu

@@ -21,7 +21,7 @@ struct DriverInfo {
   std::string resolved_via;  // "cuGetProcAddress_v2" | "cuGetProcAddress" | "dlsym"
   int version = 0;           // cuDriverGetVersion: 12080 = CUDA 12.8
 };
-// Opens the driver library (an absolute path: the entry points refuse to start without one), checks the entry points the module needs and calls cuInit(0). Once per process: later
+// Opens the driver library (an absolute path; empty: refused, the probe found none), checks the entry points the module needs and calls cuInit(0). Once per process: later
 // calls return the first one's answer. false + *why in words.
 bool open_driver(const std::string& path, DriverInfo* info, std::string* why);
 

@@ -11,14 +11,6 @@
 namespace gpuready::gpu {
 namespace {
 
-std::string dir_of(const std::string& path) {
-  const auto slash = path.find_last_of("/\\");
-  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
-}
-std::string base_of(const std::string& path) {
-  const auto slash = path.find_last_of("/\\");
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 // The cuBLASLt file that belongs to a cuBLAS file: "libcublas.so.13" -> "libcublasLt.so.13",
 // "cublas64_12.dll" -> "cublasLt64_12.dll"; "" when the name is not cuBLAS'.
 std::string lt_name(const std::string& cublas_file) {
@@ -60,7 +52,7 @@ void* lib_symbol(const Lib& lib, const char* name) { return real_os().dl.symbol(
 std::vector<std::string> loaded_files(const std::vector<std::string>& needles) {
   std::vector<std::string> out;
   for (const auto& name : real_os().dl.loaded_files()) {
-    std::string base = base_of(name);
+    std::string base = path_file_name(name);
     std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     for (const auto& n : needles)
       if (base.find(n) != std::string::npos) {
@@ -97,9 +89,9 @@ bool load_cublas(const std::vector<std::string>& candidates, Cublas* out, std::s
     std::string err;
     // cuBLAS needs the cuBLASLt of its own version: load the one beside it first, so the loader
     // cannot take another folder's (or fail where the folder is not on its path).
-    if (const std::string lt = lt_name(base_of(c)); !lt.empty() && !dir_of(c).empty()) {
+    if (const std::string lt = lt_name(path_file_name(c)); !lt.empty() && !path_folder(c).empty()) {
       std::string lt_err;
-      open_lib(dir_of(c) + lt, &lt_err);
+      open_lib(join_path(path_folder(c), lt), &lt_err);
     }
     Lib lib = open_lib(c, &err);
     if (!lib.handle) {
@@ -144,16 +136,14 @@ bool load_cudnn(const std::string& dir, const std::vector<std::string>& files, C
     };
     std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
     for (const auto& f : order) {
-      const std::string path = f.find_first_of("/\\") == std::string::npos
-                                   ? dir + (dir.empty() || dir.back() == '/' || dir.back() == '\\' ? "" : "/") + f
-                                   : f;
-      if (rank(base_of(path)) == 8) {
+      const std::string path = f.find_first_of("/\\") == std::string::npos ? join_path(dir, f) : f;
+      if (rank(path_file_name(path)) == 8) {
         main_name = path;
         continue;
       }
       std::string err;
       if (!open_lib(path, &err).handle)
-        problems += fmt::format("{}{}: {}", problems.empty() ? "" : "; ", base_of(path), err);
+        problems += fmt::format("{}{}: {}", problems.empty() ? "" : "; ", path_file_name(path), err);
     }
   }
   if (main_name.empty()) {

@@ -112,13 +112,6 @@ bool open_device(Run& run) {
   StepLog& log = run.log;
   verify::GpuReply& r = run.reply;
   log.begin("load the CUDA driver");
-  if (run.req.cuda_driver.empty()) {
-    // gpuready hands over the file its probe loaded; never a bare name for the loader to search.
-    log.end(false, "driver_not_loaded",
-            "the probe found no CUDA driver library (libcuda.so.1 / nvcuda.dll): is the NVIDIA driver installed? "
-            "(gpuready doctor says why)");
-    return false;
-  }
   DriverInfo info;
   std::string why;
   const bool loaded = open_driver(run.req.cuda_driver, &info, &why);

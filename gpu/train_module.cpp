@@ -54,9 +54,6 @@ void must(CUresult rc, const char* what) {
 
 // The driver, the device and the kernels, or why not; *name gets "NVIDIA H200 (compute capability 9.0)".
 std::string open_device(const std::string& driver_path, int device, Precision p, std::string* name) {
-  if (driver_path.empty())
-    return "the probe found no CUDA driver library (libcuda.so.1 / nvcuda.dll): is the NVIDIA driver installed? "
-           "(gpuready doctor says why)";
   DriverInfo info;
   std::string why;
   if (!open_driver(driver_path, &info, &why)) return why;

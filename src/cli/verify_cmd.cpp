@@ -138,17 +138,19 @@ std::vector<verify::Check> run_gpu_request(const Os& os, const VerifyCmdOptions&
                                            const std::vector<std::string>& want, const Snapshot& snap,
                                            const std::string& self);
 
+// Each key skipped with the same reason.
+std::vector<verify::Check> skipped_each(const std::vector<std::string>& keys, const std::string& why) {
+  std::vector<verify::Check> out;
+  for (const auto& k : keys) out.push_back(verify::skipped(k, why));
+  return out;
+}
+
 // The CUDA module's checks (GEMM, cuDNN, memory) in the child `__verify-gpu`, judged here.
 std::vector<verify::Check> run_gpu(const Os& os, const VerifyCmdOptions& o, std::vector<std::string> want,
                                    const Snapshot& snap) {
   if (want.empty()) want = verify::gpu_check_keys();
-  auto skip_all = [&](const std::string& why) {
-    std::vector<verify::Check> out;
-    for (const auto& k : want) out.push_back(verify::skipped(k, why));
-    return out;
-  };
   const auto self = os.proc.self_path();
-  if (!self) return skip_all("cannot find the gpuready executable to run the checks in a child");
+  if (!self) return skipped_each(want, "cannot find the gpuready executable to run the checks in a child");
   verify::GpuRequest req;
   req.checks = want;
   req.plant_corruption = o.plant_corruption;
@@ -190,11 +192,6 @@ std::vector<verify::Check> run_gpu(const Os& os, const VerifyCmdOptions& o, std:
 std::vector<verify::Check> run_gpu_request(const Os& os, const VerifyCmdOptions& o, const verify::GpuRequest& req,
                                            const std::vector<std::string>& want, const Snapshot& snap,
                                            const std::string& self) {
-  auto skip_all = [&](const std::string& why) {
-    std::vector<verify::Check> out;
-    for (const auto& k : want) out.push_back(verify::skipped(k, why));
-    return out;
-  };
   std::vector<std::string> argv = {self, "__verify-gpu", "--request", nlohmann::json(req).dump()};
   // NVML samples the clocks of the GPU the module uses: CUDA device 0 as the probe matched it.
   for (const auto& g : snap.nvidia.gpus)
@@ -208,7 +205,7 @@ std::vector<verify::Check> run_gpu_request(const Os& os, const VerifyCmdOptions&
   spec.max_output = 8u << 20;
   spec.step_prefix = kDriverStepPrefix;
   const ChildRun run = run_child(os, spec);
-  if (run.end == ChildRun::End::not_started) return skip_all("the GPU child " + run.how);
+  if (run.end == ChildRun::End::not_started) return skipped_each(want, "the GPU child " + run.how);
   if (run.end == ChildRun::End::timed_out) {
     std::vector<verify::Check> out;
     for (const auto& k : want)
