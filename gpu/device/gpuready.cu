@@ -25,7 +25,10 @@ using gpuready::gpu::StepState;
 using u64 = unsigned long long;
 using bf16 = __nv_bfloat16;
 
-namespace {
+// A named namespace, not an anonymous one: nvcc names the __shared__ arrays of internal-linkage
+// templates after a hash of the source file's absolute path, so an anonymous namespace would make
+// the fatbin's bytes depend on where the checkout lives (and build-fatbin.sh --check fail elsewhere).
+namespace gr_device {
 
 // ---- element conversions
 
@@ -291,7 +294,9 @@ __device__ void adam(float* __restrict__ p, const G* __restrict__ g, float* __re
   }
 }
 
-}  // namespace
+}  // namespace gr_device
+
+using namespace gr_device;
 
 // ---- the entry points (names as gpu/launch.cpp asks for them: gr_<kernel>_<element type>)
 

@@ -242,4 +242,16 @@ TEST(ModuleFatbin, EveryKernelTheHostLaunchesIsInEveryImage) {
   }
 }
 
+TEST(ModuleFatbin, NoImageNamesThePathItWasBuiltAt) {
+  // nvcc names what has internal linkage (an anonymous namespace's __shared__ arrays) after a hash
+  // of the source's absolute path: such a name makes the bytes depend on where the checkout lives,
+  // and build-fatbin.sh --check (ctest fatbin_sources) fail in any other clone.
+  const auto& m = module_fatbin();
+  ASSERT_FALSE(m.fb.entries.empty());
+  for (const auto& e : m.fb.entries) {
+    const std::string_view image(m.bytes.data() + e.offset, e.size);
+    EXPECT_EQ(image.find("_INTERNAL_"), std::string_view::npos) << "the image for " << e.arch << " has a path-hashed name";
+  }
+}
+
 }  // namespace
