@@ -17,10 +17,6 @@
 #include <functional>
 #include <memory>
 
-#if !defined(_WIN32)
-#include <unistd.h>
-#endif
-
 #include "cli/commands.h"
 #include "platform/child.h"
 #include "probe/probe.h"
@@ -143,14 +139,6 @@ train::TrainReply run_engine_child(const Os& os, const BenchCmdOptions& o, const
     failed.error = fmt::format("{}'s process ({}) gave no result{}", engine, run.how, said.empty() ? "" : ": " + said);
     return failed;
   }
-}
-
-bool stderr_is_terminal() {
-#if defined(_WIN32)
-  return false;
-#else
-  return isatty(2) == 1;
-#endif
 }
 
 int run_bench_cmd(const BenchCmdOptions& o) {

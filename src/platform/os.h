@@ -212,6 +212,28 @@ HostInfo host_info();
 // the console's VT processing on). NO_COLOR set, or TERM=dumb, means no.
 bool stdout_wants_color();
 
+// Whether standard error is a terminal (a console on Windows): where a progress bar that redraws
+// its line with '\r' may be drawn.
+bool stderr_is_terminal();
+
+// Pins the calling thread to some CPUs (those of them this process may use) for the binding's
+// lifetime, then puts its old CPU set back. Linux: sched_setaffinity; Windows: the thread's
+// affinity mask within processor group 0; elsewhere bind() says it is not implemented.
+class ThreadCpuBinding {
+ public:
+  ThreadCpuBinding();
+  ThreadCpuBinding(const ThreadCpuBinding&) = delete;
+  ThreadCpuBinding& operator=(const ThreadCpuBinding&) = delete;
+  ~ThreadCpuBinding();
+  // false with *why when the thread stays where it was (none of `cpus` is allowed here, the call
+  // failed); *allowed = how many of `cpus` it now runs on.
+  bool bind(const std::vector<int>& cpus, int* allowed, std::string* why);
+
+ private:
+  struct Saved;
+  Saved* saved_ = nullptr;  // the old CPU set while bound
+};
+
 // A new empty folder, only this user may enter (gpuready-<tag>-XXXXXX: mkdtemp's mode 0700 on
 // POSIX; on Windows inside the user's own temporary folder), under `parent` when given, else the
 // system's temporary folder (TMPDIR / GetTempPath; a relative TMPDIR is ignored). nullopt with

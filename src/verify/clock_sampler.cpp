@@ -1,8 +1,6 @@
 #include "verify/clock_sampler.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 
 namespace gpuready::verify {
 
@@ -21,78 +19,34 @@ void add_clock_sample(ClockWindow* w, const std::vector<std::string>& reasons, i
 
 bool ClockSampler::open(const Os& os, const std::vector<std::string>& candidates, const std::string& pci_bus_id,
                         std::string* why) {
-  os_ = &os;
-  std::string err;
-  lib_ = nvml::load(os, candidates.empty() ? nvml::default_candidates(os.env) : candidates, &err);
-  if (!lib_) {
-    *why = "NVML did not load (" + err + ")";
-    return false;
-  }
-  const nvml::Api& n = lib_->api;
-  if (!n.nvmlInit_v2 || !n.nvmlDeviceGetCount_v2 || !n.nvmlDeviceGetHandleByIndex_v2 ||
-      (!n.nvmlDeviceGetPciInfo_v3 && !n.nvmlDeviceGetPciInfo_v2)) {
-    *why = "this NVML lacks the queries needed";
-    return false;
-  }
-  if (const nvmlReturn_t rc = n.nvmlInit_v2(); rc != NVML_SUCCESS) {
-    *why = "nvmlInit_v2 failed: " + nvml::return_name(rc);
-    return false;
-  }
-  initialised_ = true;
-  device_ = nvml::device_at_bus_id(n, pci_bus_id, why);
-  return device_ != nullptr;
+  return nvml_.open(os, candidates, pci_bus_id, nullptr, "the queries needed", why);
 }
 
-void ClockSampler::sample() {
-  if (!device_) return;
-  const nvml::Api& n = lib_->api;
+void ClockSampler::sample(const nvml::Api& n, nvmlDevice_t device) {
   unsigned long long mask = 0;
   std::vector<std::string> reasons;
   if (n.nvmlDeviceGetCurrentClocksEventReasons &&
-      n.nvmlDeviceGetCurrentClocksEventReasons(device_, &mask) == NVML_SUCCESS)
+      n.nvmlDeviceGetCurrentClocksEventReasons(device, &mask) == NVML_SUCCESS)
     reasons = nvml::clock_reason_names(mask);
   unsigned mhz = 0, temp = 0, mw = 0;
-  if (n.nvmlDeviceGetClockInfo) n.nvmlDeviceGetClockInfo(device_, NVML_CLOCK_SM, &mhz);
-  if (n.nvmlDeviceGetTemperature) n.nvmlDeviceGetTemperature(device_, NVML_TEMPERATURE_GPU, &temp);
-  if (n.nvmlDeviceGetPowerUsage) n.nvmlDeviceGetPowerUsage(device_, &mw);
+  if (n.nvmlDeviceGetClockInfo) n.nvmlDeviceGetClockInfo(device, NVML_CLOCK_SM, &mhz);
+  if (n.nvmlDeviceGetTemperature) n.nvmlDeviceGetTemperature(device, NVML_TEMPERATURE_GPU, &temp);
+  if (n.nvmlDeviceGetPowerUsage) n.nvmlDeviceGetPowerUsage(device, &mw);
   std::lock_guard<std::mutex> lock(mu_);
   if (current_.empty()) return;
   add_clock_sample(&windows_[current_], reasons, static_cast<int>(mhz), static_cast<int>(temp), mw / 1000.0);
 }
 
 void ClockSampler::start() {
-  if (!device_ || worker_.joinable()) return;
-  stopping_ = false;
-  worker_ = std::thread([this] {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return stopping_; })) {
-      lock.unlock();
-      sample();
-      lock.lock();
-    }
-  });
+  nvml_.start(std::chrono::milliseconds(20), [this](const nvml::Api& n, nvmlDevice_t d) { sample(n, d); });
 }
 
 void ClockSampler::enter(const std::string& check) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    current_ = check;
-  }
+  std::lock_guard<std::mutex> lock(mu_);
+  current_ = check;
 }
 
-void ClockSampler::stop() {
-  if (worker_.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    worker_.join();
-  }
-  if (initialised_ && lib_ && lib_->api.nvmlShutdown) lib_->api.nvmlShutdown();
-  initialised_ = false;
-  device_ = nullptr;
-}
+void ClockSampler::stop() { nvml_.close(); }
 
 ClockWindow ClockSampler::window(const std::string& check) const {
   std::lock_guard<std::mutex> lock(mu_);

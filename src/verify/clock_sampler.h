@@ -4,27 +4,19 @@
 // that ran throttled says so, and why.
 #pragma once
 
-#include <condition_variable>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "platform/os.h"
-#include "vendors/nvml/nvml_loader.h"
 #include "verify/gpu_protocol.h"
+#include "verify/nvml_sampler.h"
 
 namespace gpuready::verify {
 
 class ClockSampler {
  public:
-  ClockSampler() = default;
-  ClockSampler(const ClockSampler&) = delete;
-  ClockSampler& operator=(const ClockSampler&) = delete;
-  ~ClockSampler() { stop(); }
-
   // Opens NVML and finds the GPU at `pci_bus_id` ("0000:01:00.0" or NVML's 8-digit domain form).
   // false with *why when it cannot sample (no NVML, no such GPU).
   bool open(const Os& os, const std::vector<std::string>& candidates, const std::string& pci_bus_id, std::string* why);
@@ -36,17 +28,11 @@ class ClockSampler {
   ClockWindow window(const std::string& check) const;
 
  private:
-  void sample();
-  std::optional<nvml::Library> lib_;
-  nvmlDevice_t device_ = nullptr;
-  bool initialised_ = false;
+  void sample(const nvml::Api& n, nvmlDevice_t device);
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
   std::string current_;
   std::map<std::string, ClockWindow> windows_;
-  std::thread worker_;
-  const Os* os_ = nullptr;
+  NvmlSampler nvml_;  // last: its thread ends before the members it writes go
 };
 
 // Adds one sample to a window: the reasons (as names) merged, clocks min/max, temperature and power max.

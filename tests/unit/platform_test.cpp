@@ -1,6 +1,7 @@
 // The POSIX implementations of the OS seams against the real OS: timeouts really kill,
 // errors keep the OS's words, reads are capped, FIFOs and loops do not hang.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -196,3 +197,48 @@ TEST(PrepareHeap, GrowsTheHeapOnceAndAsksForHugePages) {
   }
   EXPECT_GE(advised_kb, 16UL << 10) << "no [heap] mapping of 16 MiB or more is advised for huge pages";
 }
+
+namespace gpuready {
+namespace {
+
+#ifdef __linux__
+std::vector<int> my_cpus() {
+  cpu_set_t set;
+  std::vector<int> out;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) out.push_back(c);
+  return out;
+}
+
+TEST(ThreadCpuBinding, PinsTheThreadAndPutsItsCpuSetBack) {
+  const std::vector<int> before = my_cpus();
+  ASSERT_FALSE(before.empty());
+  {
+    ThreadCpuBinding b;
+    int allowed = -1;
+    std::string why;
+    // The last CPU this thread may use, a CPU number no machine has and a negative one.
+    ASSERT_TRUE(b.bind({before.back(), 1 << 20, -3}, &allowed, &why)) << why;
+    EXPECT_EQ(allowed, 1);
+    EXPECT_EQ(my_cpus(), std::vector<int>{before.back()});
+    EXPECT_FALSE(b.bind({before.front()}, &allowed, &why));
+    EXPECT_NE(why.find("already bound"), std::string::npos) << why;
+  }
+  EXPECT_EQ(my_cpus(), before);
+}
+
+TEST(ThreadCpuBinding, NoAllowedCpuLeavesTheThreadWhereItWas) {
+  const std::vector<int> before = my_cpus();
+  ThreadCpuBinding b;
+  int allowed = -1;
+  std::string why;
+  EXPECT_FALSE(b.bind({1 << 20}, &allowed, &why));
+  EXPECT_EQ(allowed, 0);
+  EXPECT_NE(why.find("none of those CPUs"), std::string::npos) << why;
+  EXPECT_EQ(my_cpus(), before);
+}
+#endif
+
+}  // namespace
+}  // namespace gpuready

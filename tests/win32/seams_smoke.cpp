@@ -527,6 +527,32 @@ void check_host() {
 
 }  // namespace
 
+void check_thread_binding() {
+  DWORD_PTR process = 0, system = 0;
+  if (!::GetProcessAffinityMask(::GetCurrentProcess(), &process, &system) || process == 0) {
+    skip("ThreadCpuBinding", "GetProcessAffinityMask gave nothing");
+    return;
+  }
+  int first = 0;
+  while (!((process >> first) & 1u)) ++first;
+  {
+    ThreadCpuBinding b;
+    int allowed = -1;
+    std::string why;
+    const bool ok = b.bind({first, 1 << 20}, &allowed, &why);
+    check(ok && allowed == 1, "ThreadCpuBinding pins the thread to one allowed CPU", why);
+    // Setting a mask returns the old one: ours now is the one CPU.
+    const DWORD_PTR now = ::SetThreadAffinityMask(::GetCurrentThread(), DWORD_PTR{1} << first);
+    check(now == (DWORD_PTR{1} << first), "ThreadCpuBinding's mask is the thread's");
+  }
+  const DWORD_PTR after = ::SetThreadAffinityMask(::GetCurrentThread(), process);
+  check(after == process, "ThreadCpuBinding puts the old mask back");
+  ThreadCpuBinding none;
+  int allowed = -1;
+  std::string why;
+  check(!none.bind({1 << 20}, &allowed, &why) && allowed == 0 && !why.empty(), "ThreadCpuBinding refuses CPUs not allowed", why);
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && starts_with(argv[1], "--child-")) return child_main(argv[1], argc, argv);
   const Os& os = real_os();
@@ -539,6 +565,7 @@ int main(int argc, char** argv) {
   check_dynlib(os.dl, t);
   check_registry(os.reg);
   check_host();
+  check_thread_binding();
   std::printf("%d failure(s)\n", failures);
   return failures;
 }

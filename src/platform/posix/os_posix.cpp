@@ -1,4 +1,5 @@
 // The real POSIX Os bundle and host facts from uname/sysinfo.
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
@@ -94,6 +95,62 @@ bool stdout_wants_color() {
   const char* term = std::getenv("TERM");
   if (term && std::string(term) == "dumb") return false;
   return ::isatty(STDOUT_FILENO) == 1;
+}
+
+bool stderr_is_terminal() { return isatty(2) == 1; }
+
+#ifdef __linux__
+struct ThreadCpuBinding::Saved {
+  cpu_set_t set;
+};
+#else
+struct ThreadCpuBinding::Saved {};
+#endif
+
+ThreadCpuBinding::ThreadCpuBinding() = default;
+
+ThreadCpuBinding::~ThreadCpuBinding() {
+#ifdef __linux__
+  if (saved_) sched_setaffinity(0, sizeof saved_->set, &saved_->set);
+#endif
+  delete saved_;
+}
+
+bool ThreadCpuBinding::bind(const std::vector<int>& cpus, int* allowed, std::string* why) {
+  *allowed = 0;
+  if (saved_) {
+    *why = "this thread is already bound";
+    return false;
+  }
+#ifdef __linux__
+  cpu_set_t old;
+  if (sched_getaffinity(0, sizeof old, &old) != 0) {
+    *why = std::string("sched_getaffinity failed: ") + std::strerror(errno);
+    return false;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE && CPU_ISSET(c, &old)) {
+      CPU_SET(c, &set);
+      ++*allowed;
+    }
+  if (*allowed == 0) {
+    *why = "none of those CPUs is in this process's CPU set (a container or taskset)";
+    return false;
+  }
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    *why = std::string("sched_setaffinity failed: ") + std::strerror(errno);
+    *allowed = 0;
+    return false;
+  }
+  saved_ = new Saved{old};
+  return true;
+#else
+  (void)cpus;
+  *why = "binding a thread to CPUs is implemented for Linux and Windows only";
+  return false;
+#endif
 }
 
 }  // namespace gpuready

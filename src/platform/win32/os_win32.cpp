@@ -216,6 +216,55 @@ bool stdout_wants_color() {
   return ::SetConsoleMode(out, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
+bool stderr_is_terminal() {
+  HANDLE err = ::GetStdHandle(STD_ERROR_HANDLE);
+  DWORD mode = 0;
+  return err != INVALID_HANDLE_VALUE && err != nullptr && ::GetConsoleMode(err, &mode);
+}
+
+struct ThreadCpuBinding::Saved {
+  DWORD_PTR mask;
+};
+
+ThreadCpuBinding::ThreadCpuBinding() = default;
+
+ThreadCpuBinding::~ThreadCpuBinding() {
+  if (saved_) ::SetThreadAffinityMask(::GetCurrentThread(), saved_->mask);
+  delete saved_;
+}
+
+bool ThreadCpuBinding::bind(const std::vector<int>& cpus, int* allowed, std::string* why) {
+  *allowed = 0;
+  if (saved_) {
+    *why = "this thread is already bound";
+    return false;
+  }
+  DWORD_PTR process = 0, system = 0;
+  if (!::GetProcessAffinityMask(::GetCurrentProcess(), &process, &system)) {
+    *why = win32::error_with("GetProcessAffinityMask", ::GetLastError());
+    return false;
+  }
+  constexpr int kBits = static_cast<int>(sizeof(DWORD_PTR) * CHAR_BIT);  // processor group 0
+  DWORD_PTR mask = 0;
+  for (int c : cpus)
+    if (c >= 0 && c < kBits && (process >> c) & 1u) {
+      mask |= DWORD_PTR{1} << c;
+      ++*allowed;
+    }
+  if (mask == 0) {
+    *why = "none of those CPUs is in this process's affinity mask (processor group 0)";
+    return false;
+  }
+  const DWORD_PTR old = ::SetThreadAffinityMask(::GetCurrentThread(), mask);
+  if (old == 0) {
+    *why = win32::error_with("SetThreadAffinityMask", ::GetLastError());
+    *allowed = 0;
+    return false;
+  }
+  saved_ = new Saved{old};
+  return true;
+}
+
 std::optional<std::string> make_temp_dir(const std::string& tag, std::string* error, const std::string& parent) {
   if (!parent.empty() && !is_absolute_path(parent)) {
     if (error) *error = parent + ": not an absolute path";
