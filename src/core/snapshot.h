@@ -146,7 +146,8 @@ struct LibraryCopy {
   std::string soname;                         // "libcudnn.so.9" (what a framework asks for)
   Fact<std::string> version;                  // "9.1.0"
   std::string version_source;                 // "cudnn_version.h", "file name", "dist-info"
-  std::string origin;                         // "toolkit", "ld.so.cache", "LD_LIBRARY_PATH", "wsl", "pip", "conda", "system"
+  std::string origin;                         // "toolkit", "ld.so.cache", "LD_LIBRARY_PATH", "wsl", "pip", "conda", "system",
+                                              // "installer" (NVIDIA's cuDNN installer folder on Windows)
   std::string origin_detail;                  // e.g. the toolkit root or the wheel name
   std::string runpath;            // its DT_RUNPATH (or DT_RPATH) as written: "$ORIGIN:$ORIGIN/../../cublas/lib"
   std::vector<Dependency> needs;  // what it names as NEEDED, resolved for it

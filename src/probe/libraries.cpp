@@ -97,6 +97,7 @@ class Collector {
     for (const auto& t : toolkits) scan_toolkit(t);
     scan_python(python);
     for (const auto& env : find_conda_envs(os_, l_)) scan_conda(env.prefix);
+    if (l_ == Layout::windows) scan_cudnn_installer();
     if (l_ == Layout::posix) scan({"/usr/lib/wsl/lib", "wsl", "", {}, ""});
     scan_search_path();
     if (cache_) add_cache_copies();
@@ -171,6 +172,29 @@ class Collector {
     scan({dir, "conda", prefix, {}, ""});
   }
 
+  // NVIDIA's cuDNN installer for Windows (cuDNN 9): Program Files\NVIDIA\CUDNN\v9.N, one
+  // bin\<CUDA version> folder per CUDA variant chosen at install time ("bin\12.6"; from about
+  // 9.10 with an x64 folder below it: "bin\12.9\x64", "bin\13.0\x64"), headers in
+  // include\<CUDA version>. Nothing there is on PATH unless the user added it.
+  void scan_cudnn_installer() {
+    std::string pf = os_.env.get("ProgramFiles").value_or("");
+    if (pf.empty() || !is_absolute(l_, pf)) pf = "C:\\Program Files";
+    const std::string root = join(l_, join(l_, pf, "NVIDIA"), "CUDNN");
+    size_t versions = 0;
+    for (const auto& v : listing(root)) {
+      if (!v.is_dir || (v.name[0] != 'v' && v.name[0] != 'V') || ++versions > 8) continue;
+      const std::string top = join(l_, root, v.name);
+      const std::string bin = join(l_, top, "bin");
+      scan({bin, "installer", top, {}, ""});
+      size_t variants = 0;
+      for (const auto& c : listing(bin)) {
+        if (!c.is_dir || ++variants > 8) continue;
+        scan({join(l_, bin, c.name), "installer", top, {}, ""});
+        scan({join(l_, join(l_, bin, c.name), "x64"), "installer", top, {}, ""});
+      }
+    }
+  }
+
   void scan_search_path() {
     const char* var = l_ == Layout::windows ? "PATH" : "LD_LIBRARY_PATH";
     auto v = os_.env.get(var);
@@ -218,8 +242,16 @@ class Collector {
     const std::string up = parent(l_, lib_dir);
     if (l_ == Layout::windows) {
       out.push_back(join(l_, up, "include"));
-      if (same_name(l_, base_name(l_, lib_dir), "x64") || same_name(l_, base_name(l_, lib_dir), "x86_64"))
+      std::string dir = lib_dir;
+      if (same_name(l_, base_name(l_, dir), "x64") || same_name(l_, base_name(l_, dir), "x86_64")) {
         out.push_back(join(l_, parent(l_, up), "include"));
+        dir = up;
+      }
+      // cuDNN's installer: bin\<CUDA version>[\x64] beside include\<CUDA version>.
+      const std::string variant = base_name(l_, dir);
+      const std::string bin = parent(l_, dir);
+      if (!variant.empty() && std::isdigit(static_cast<unsigned char>(variant[0])) && same_name(l_, base_name(l_, bin), "bin"))
+        out.push_back(join(l_, join(l_, parent(l_, bin), "include"), variant));
       return out;
     }
     out.push_back(join(l_, up, "include"));

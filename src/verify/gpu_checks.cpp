@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -88,6 +90,38 @@ GpuReply run_module(const Os& os, const std::vector<std::string>& candidates, co
   return reply;  // the module stays loaded: the process ends after this
 }
 
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// The major in a cuBLAS file's name: "libcublas.so.12.9.1.4" / "cublas64_12.dll" -> 12; 0 unknown.
+int cuda_major_of_library(const std::string& path) {
+  const std::string name = lower(path_file_name(path));
+  for (const char* mark : {".so.", "64_"}) {
+    const auto at = name.find(mark);
+    if (at != std::string::npos) return std::atoi(name.c_str() + at + std::strlen(mark));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cuda_major_of_folder(const std::string& dir) {
+  // The folder after a "bin" component that starts with a digit: ...\bin\12.9[\x64].
+  std::string folder = dir;
+  for (int up = 0; up < 2 && !folder.empty(); ++up) {
+    const std::string name = path_file_name(folder);
+    const std::string above = path_folder(folder);
+    if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) && lower(path_file_name(above)) == "bin")
+      return std::atoi(name.c_str());
+    folder = above;
+  }
+  return 0;
+}
+
 void fill_libraries(GpuRequest* req, const Snapshot& s) {
   // The CUDA driver the probe loaded (an absolute path): the module opens exactly that file.
   req->cuda_driver = s.nvidia.cuda_library.value_or("");
@@ -100,12 +134,14 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
   };
   for (int major : {13, 12, 11}) {
     if (driver_major && major > driver_major) continue;
-    const std::string soname = fmt::format("libcublas.so.{}", major);
+    // Linux's soname and the Windows DLL's name of that major.
+    const std::string so = fmt::format("libcublas.so.{}", major), dll = fmt::format("cublas64_{}.dll", major);
+    auto is_it = [&](const std::string& name) { return name == so || lower(name) == dll; };
     for (const auto& r : s.libraries.resolutions)
-      if (r.soname == soname && r.path.has()) add(r.canonical.empty() ? r.path.value() : r.canonical);
+      if (is_it(r.soname) && r.path.has()) add(r.canonical.empty() ? r.path.value() : r.canonical);
     std::vector<const LibraryCopy*> copies;
     for (const auto& c : s.libraries.copies)
-      if (c.library == "cublas" && c.soname == soname) copies.push_back(&c);
+      if (c.library == "cublas" && is_it(c.soname)) copies.push_back(&c);
     // Toolkit copies before pip's, then in the probe's order.
     std::stable_sort(copies.begin(), copies.end(), [](const LibraryCopy* a, const LibraryCopy* b) {
       return (a->origin == "toolkit") > (b->origin == "toolkit");
@@ -116,18 +152,24 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
 
   // cuDNN: the set in the folder the loader resolves libcudnn.so.N to, else the newest complete set.
   const CudnnSet* pick = nullptr;
-  for (const char* soname : {"libcudnn.so.9", "libcudnn.so.8"}) {
+  for (const auto& [so, dll] : {std::pair{"libcudnn.so.9", "cudnn64_9.dll"}, std::pair{"libcudnn.so.8", "cudnn64_8.dll"}}) {
     for (const auto& r : s.libraries.resolutions) {
-      if (r.soname != soname || !r.path.has()) continue;
+      if ((r.soname != so && lower(r.soname) != dll) || !r.path.has()) continue;
       const std::string dir = path_folder(r.canonical.empty() ? r.path.value() : r.canonical);
       for (const auto& set : s.libraries.cudnn_sets)
         if (set.dir == dir || path_folder(set.dir + "/x") == dir) pick = &set;
     }
     if (pick) break;
   }
-  if (!pick)
+  // Else the newest complete set, among those built for the CUDA major of the first cuBLAS when
+  // the folder says (cuDNN's Windows installer: bin\12.9\x64 holds the build for CUDA 12, which
+  // loads cublasLt64_12.dll).
+  const int cublas_major = cublas.empty() ? 0 : cuda_major_of_library(cublas.front());
+  for (int pass = 0; pass < 2 && !pick; ++pass)
     for (const auto& set : s.libraries.cudnn_sets) {
       if (!set.missing.empty()) continue;
+      const int built_for = cuda_major_of_folder(set.dir);
+      if (pass == 0 && built_for != 0 && cublas_major != 0 && built_for != cublas_major) continue;
       if (!pick || (set.version.has() && pick->version.has() &&
                     Version::parse(set.version.value()) > Version::parse(pick->version.value())))
         pick = &set;
@@ -142,6 +184,19 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
     const std::string name = c.soname.empty() ? c.file_name : c.soname;
     if (!sonames.insert(name).second) continue;
     req->cudnn_files.push_back(c.path);
+  }
+  // On Windows the sub-libraries are not copies of their own (the probe lists them per set):
+  // cudnn64_9.dll's folder holds cudnn_graph64_9.dll ... by cuDNN's naming, <stem>64_<major>.dll.
+  const bool windows = std::any_of(req->cudnn_files.begin(), req->cudnn_files.end(),
+                                   [](const std::string& f) { return lower(f).ends_with(".dll"); });
+  const int major = pick->version.has() ? std::atoi(pick->version.value().c_str()) : 0;
+  if (windows && major > 0) {
+    const std::string sep = pick->dir.find('\\') != std::string::npos ? "\\" : "/";
+    for (const auto& stem : pick->present) {
+      const std::string file = pick->dir + sep + stem + "64_" + std::to_string(major) + ".dll";
+      if (std::find(req->cudnn_files.begin(), req->cudnn_files.end(), file) == req->cudnn_files.end())
+        req->cudnn_files.push_back(file);
+    }
   }
 }
 

@@ -30,10 +30,14 @@ GpuReply run_module(const Os& os, const std::vector<std::string>& candidates, co
                     const std::function<void(const std::string&)>& progress);
 
 // The request for the module from the machine's facts: the cuBLAS files to try (the loader's pick of
-// each libcublas.so.N, then every copy the probe found, newest major first, none newer than the
-// driver's CUDA) and the cuDNN set to load (the folder of the loader's libcudnn.so.N, else the newest
-// complete set).
+// each libcublas.so.N / cublas64_N.dll, then every copy the probe found, newest major first, none
+// newer than the driver's CUDA) and the cuDNN set to load (the folder of the loader's libcudnn.so.N /
+// cudnn64_N.dll, else the newest complete set, one built for the first cuBLAS's CUDA major first).
 void fill_libraries(GpuRequest* req, const Snapshot& s);
+
+// The CUDA major a library folder is built for when its path says so: cuDNN's Windows installer's
+// "...\CUDNN\v9.19\bin\12.9\x64" or "...\bin\12.6" -> 12; 0 when it does not.
+int cuda_major_of_folder(const std::string& dir);
 
 // Narrows the request's cuBLAS and cuDNN (after fill_libraries) to one source, `libs`:
 //   "system"                         the loader's picks and the machine's copies, as fill_libraries chose (no change)

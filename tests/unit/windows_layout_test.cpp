@@ -6,6 +6,8 @@
 //                 TensorFlow 2.4 in Python 3.8, CUDA bin on PATH
 //   partial_copy  the same with cuDNN copied in part (cudnn64_8 and two of six sub-libraries)
 //   cudnn89_zlib  CUDA 11.8 with cuDNN 8.9.7, whose zlibwapi.dll lies unzipped in C:\zlib\dll_x64
+//   cudnn9_installer  CUDA 12.8 with cuDNN 9.19.1 from NVIDIA's installer: Program Files\NVIDIA\CUDNN\v9.19,
+//                 one bin\<CUDA>\x64 and include\<CUDA> per CUDA variant (12.9 and 13.1), none on PATH
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include "probe/toolkits_search.h"
 #include "probe/windows_registry.h"
 #include "support/test_os.h"
+#include "verify/gpu_checks.h"
 
 namespace gpuready {
 namespace {
@@ -248,6 +251,48 @@ TEST(WindowsLayout, Cudnn89WithZlibwapiOnPathIsWhole) {
   EXPECT_EQ(set->needs[0].path.value_or("?"), "C:\\zlib\\dll_x64\\zlibwapi.dll");
   EXPECT_EQ(set->needs[0].via, "PATH");
   EXPECT_TRUE(with_code(diagnose(s), "library.dependency-missing").empty());
+}
+
+TEST(WindowsLayout, Cudnn9InstallerFoldersAreFoundWithTheirHeadersAndPairedWithTheirCublas) {
+  const std::string cuda = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.8";
+  const std::string cudnn = "C:\\Program Files\\NVIDIA\\CUDNN\\v9.19";
+  auto env = laptop_env(kCuda118, cuda + "\\bin;C:\\Windows\\system32;C:\\Windows");
+  env.erase("CUDA_PATH_V11_8");
+  env["CUDA_PATH"] = cuda;
+  env["CUDA_PATH_V12_8"] = cuda;
+  Snapshot s = probe_tree("windows/cudnn9_installer", env);
+  for (const char* variant : {"12.9", "13.1"}) {
+    const std::string bin = cudnn + "\\bin\\" + variant + "\\x64";
+    const CudnnSet* set = cudnn_set(s, bin);
+    ASSERT_NE(set, nullptr) << bin;
+    EXPECT_EQ(set->version.value_or("?"), "9.19.1");
+    EXPECT_TRUE(set->missing.empty()) << set->missing.front();
+    // The header of the same CUDA variant, from include\<CUDA>.
+    EXPECT_EQ(set->header.value_or("?"), cudnn + "\\include\\" + variant + "\\cudnn_version.h");
+    EXPECT_EQ(verify::cuda_major_of_folder(bin), std::atoi(variant));
+    for (const auto& c : s.libraries.copies)
+      if (c.path.rfind(bin, 0) == 0) EXPECT_EQ(c.origin, "installer") << c.path;
+  }
+
+  // The GPU checks load the toolkit's cuBLAS 12 and the cuDNN built for CUDA 12 beside it, not the
+  // newer CUDA 13 variant, whose cudnn64_9.dll would look for cublasLt64_13.dll.
+  s.nvidia.cuda_driver_version = Fact<std::string>("13.0");
+  verify::GpuRequest req;
+  verify::fill_libraries(&req, s);
+  ASSERT_FALSE(req.cublas.empty());
+  EXPECT_EQ(req.cublas.front(), cuda + "\\bin\\cublas64_12.dll");
+  EXPECT_EQ(req.cudnn_dir, cudnn + "\\bin\\12.9\\x64");
+  EXPECT_NE(std::find(req.cudnn_files.begin(), req.cudnn_files.end(), req.cudnn_dir + "\\cudnn64_9.dll"),
+            req.cudnn_files.end());
+  EXPECT_EQ(req.cudnn_files.size(), 8u);
+}
+
+TEST(WindowsLayout, TheCudaMajorOfALibraryFolder) {
+  EXPECT_EQ(verify::cuda_major_of_folder("C:\\Program Files\\NVIDIA\\CUDNN\\v9.4\\bin\\12.6"), 12);
+  EXPECT_EQ(verify::cuda_major_of_folder("C:\\Program Files\\NVIDIA\\CUDNN\\v9.23\\bin\\13.3\\x64"), 13);
+  EXPECT_EQ(verify::cuda_major_of_folder("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.8\\bin"), 0);
+  EXPECT_EQ(verify::cuda_major_of_folder("/usr/lib/x86_64-linux-gnu"), 0);
+  EXPECT_EQ(verify::cuda_major_of_folder(""), 0);
 }
 
 // ---------------------------------------------------------------- the registry readers
