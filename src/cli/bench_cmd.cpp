@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -77,6 +78,28 @@ bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, tr
       return false;
     }
     *data = std::move(*loaded);
+    // MNIST's and Fashion-MNIST's own test split (t10k-*) is the held-out set when the folder has it.
+    auto test = train::load_official_test(os.fs, o.data, shape, &err);
+    if (!test && !err.empty()) {
+      std::fprintf(stderr, "gpuready bench: %s\n", err.c_str());
+      return false;
+    }
+    if (test && (test->shape != data->shape || test->classes > data->classes)) {
+      std::fprintf(stderr, "gpuready bench: %s: the t10k files do not match the training files (%s, %d classes against %s, %d)\n",
+                   o.data.c_str(), train::shape_to_string(test->shape).c_str(), test->classes,
+                   train::shape_to_string(data->shape).c_str(), data->classes);
+      return false;
+    }
+    if (test) {
+      *split = train::split(*data, 0.0, o.seed);  // every training image, shuffled
+      split->test = std::move(*test);
+      data->source += "; held out: the data's own test split, " + split->test.source;
+      if (split->train.size() == 0) {
+        std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", data->size());
+        return false;
+      }
+      return true;
+    }
   }
   *split = train::split(*data, o.test_fraction, o.seed);
   if (split->train.size() == 0) {
@@ -100,7 +123,8 @@ std::vector<std::string> data_flags(const BenchCmdOptions& o) {
 // child reports it.
 train::TrainReply run_engine_child(const Os& os, const BenchCmdOptions& o, const std::string& device,
                                    const train::TrainRequest& q,
-                                   const std::function<bool(int, long long, long long)>& progress) {
+                                   const std::function<bool(int, long long, long long)>& progress,
+                                   std::uint64_t* peak_memory) {
   train::TrainReply failed;
   const std::string engine = device == "cpu" ? "the CPU engine" : "the GPU engine";
   const auto self = os.proc.self_path();
@@ -115,6 +139,7 @@ train::TrainReply run_engine_child(const Os& os, const BenchCmdOptions& o, const
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
   spec.max_output = 16u << 20;
   spec.progress_prefix = kProgressPrefix;
+  spec.interrupt = [] { return interrupted(); };
   spec.on_progress = [&](std::string_view rest) {
     int epoch = 0;
     long long step = 0, steps = 0;
@@ -123,6 +148,7 @@ train::TrainReply run_engine_child(const Os& os, const BenchCmdOptions& o, const
   };
   const ChildRun run = run_child(os, spec);
   const ProcResult& r = run.proc;
+  *peak_memory = r.peak_memory_bytes;
   const std::string said = run.stderr_tail(600);
   if (run.end == ChildRun::End::timed_out) {
     failed.error = fmt::format("{} did not finish in {:.0f} s and was stopped (--timeout){}", engine, o.timeout_s,
@@ -207,21 +233,44 @@ int run_bench_cmd(const BenchCmdOptions& o) {
     }
   }
   const bool bar = !o.json && stderr_is_terminal();
+  catch_interrupts();  // Ctrl-C stops the run in progress cleanly; the epochs done are reported
   for (const auto& dev : devices) {
     train::BenchRun run;
     run.device = dev;
+    if (interrupted()) {
+      run.reply.error = "not started: stopped by Ctrl-C";
+      report.runs.push_back(std::move(run));
+      continue;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    auto steady_from = started;  // the time the second epoch began: its pace is the steady one
+    int steady_epoch = 0;
     auto progress = [&](int epoch, long long step, long long steps) {
       if (bar) {
+        const auto now = std::chrono::steady_clock::now();
+        if (epoch >= 1 && steady_epoch == 0) {
+          steady_epoch = epoch;
+          steady_from = now;
+        }
         const int filled = static_cast<int>(30 * step / std::max(1LL, steps));
-        std::fprintf(stderr, "\r  %s epoch %d/%d [%s%s] %lld/%lld", dev.c_str(), epoch + 1, q.epochs + 1,
+        std::fprintf(stderr, "\r  %s epoch %d/%d [%s%s] %lld/%lld%s   ", dev.c_str(), epoch + 1, q.epochs + 1,
                      std::string(static_cast<size_t>(filled), '#').c_str(),
-                     std::string(static_cast<size_t>(30 - filled), '.').c_str(), step, steps);
+                     std::string(static_cast<size_t>(30 - filled), '.').c_str(), step, steps,
+                     train::eta_text(epoch, step, steps, q.epochs + 1, steady_epoch,
+                                     std::chrono::duration<double>(now - steady_from).count())
+                         .c_str());
         std::fflush(stderr);
       }
       return true;
     };
-    run.reply = run_engine_child(os, o, dev, q, progress);
-    if (bar) std::fprintf(stderr, "\r%80s\r", "");
+    run.reply = run_engine_child(os, o, dev, q, progress, &run.host_peak_bytes);
+    if (bar) std::fprintf(stderr, "\r%100s\r", "");
+    if (interrupted()) {
+      run.stopped = true;
+      if (run.reply.error == "stopped" || run.reply.error.empty()) run.reply.error.clear();
+      if (run.reply.epochs.empty() && run.reply.error.empty())
+        run.reply.error = "stopped by Ctrl-C before its first epoch ended";
+    }
     train::summarise(&run, report.train_images);
     report.runs.push_back(std::move(run));
   }
@@ -241,6 +290,7 @@ int run_bench_cmd(const BenchCmdOptions& o) {
     any |= r.reply.error.empty();
     all &= r.reply.error.empty();
   }
+  if (interrupted()) return kExitInterrupted;
   // --device all: a missing GPU engine is reported, not an error; a named device that did not run is.
   return (o.device == "all" ? any : all) ? kExitOk : kExitProblems;
 }
@@ -258,11 +308,14 @@ int run_bench_engine(const BenchCmdOptions& o, const std::string& engine, const 
   train::Dataset data;
   train::Split split;
   if (!load_split(os, o, &data, &split)) return kExitUsage;
+  // Ctrl-C (the parent passes it on): the engine stops after the step it is in and the epochs it finished
+  // are the reply.
+  catch_interrupts();
   const train::TrainReply reply = train::run_engine(
       os, train::engine_candidates(os, engine), q, split, [](int epoch, long long step, long long steps) {
         std::fprintf(stderr, "%s%d %lld %lld\n", kProgressPrefix, epoch, step, steps);
         std::fflush(stderr);
-        return true;
+        return !interrupted();
       });
   std::fputs((nlohmann::json(reply).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(),
              stdout);
@@ -280,7 +333,9 @@ void add_data_flags(CLI::App* sub, BenchCmdOptions* o) {
   sub->add_option("--size", o->size, "Image size HxWxC, e.g. 28x28x1 or 128x128x3 (default: the data's)")
       ->type_name("HxWxC");
   sub->add_option("--seed", o->seed, "Seed of the data, the initial weights and the shuffling (default 1)");
-  sub->add_option("--test-fraction", o->test_fraction, "Share of the data held out for accuracy (default 0.2)")
+  sub->add_option("--test-fraction", o->test_fraction,
+                  "Share of the data held out for accuracy (default 0.2; MNIST-style data with its own t10k-* files "
+                  "is held out by those instead)")
       ->check(CLI::Range(0.0, 0.9));
 }
 

@@ -15,6 +15,7 @@ namespace gpuready::cli {
 // Exit codes (docs/cli.md): 0 success, 1 problems found (later commands), 2 usage or internal error.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblems = 1;
+inline constexpr int kExitInterrupted = 130;  // stopped by Ctrl-C (128 + SIGINT, as shells report it)
 inline constexpr int kExitUsage = 2;
 // The most a file the user names is read: a snapshot (doctor --replay, plan --snapshot) and an
 // error text or log (explain --file, explain's stdin). A bigger one is refused with words.

@@ -148,4 +148,9 @@ std::optional<std::string> decompressed_tail(std::string_view data, std::string_
   return fail(error, "this gpuready cannot decompress ." + std::string(format) + " files");
 }
 
+std::optional<std::string> decompressed(std::string_view data, std::string_view format, size_t max_output,
+                                        std::string* error) {
+  return decompressed_tail(data, format, max_output, max_output, error);
+}
+
 }  // namespace gpuready::parse

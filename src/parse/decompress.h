@@ -19,4 +19,8 @@ bool can_decompress(std::string_view format);
 std::optional<std::string> decompressed_tail(std::string_view data, std::string_view format, size_t tail_bytes,
                                              size_t max_output, std::string* error);
 
+// All of the decompressed data: decompressed_tail keeping everything, with the same refusals.
+std::optional<std::string> decompressed(std::string_view data, std::string_view format, size_t max_output,
+                                        std::string* error);
+
 }  // namespace gpuready::parse

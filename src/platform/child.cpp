@@ -112,6 +112,7 @@ ChildRun run_child(const Os& os, const ChildSpec& spec) {
     po.cwd = dir;
   }
   std::string pending;
+  po.interrupt = spec.interrupt;
   if (spec.on_progress && !spec.progress_prefix.empty())
     po.on_stderr = [&](std::string_view piece) {
       pending.append(piece);

@@ -30,6 +30,7 @@ struct ChildSpec {
   std::string step_prefix;
   std::string progress_prefix;
   std::function<void(std::string_view)> on_progress;
+  std::function<bool()> interrupt;  // ProcOptions::interrupt: asks the child to stop (Ctrl-C of a long run)
   bool clean_search_paths = true;  // only a test turns this off
 };
 

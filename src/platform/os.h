@@ -89,6 +89,9 @@ struct ProcResult {
   std::string out;             // stdout (capped)
   std::string err;             // stderr (capped)
   std::string error;           // why it could not start / how it ended, in words
+  // The most memory the child (and, on Windows, what it started) held at once: Linux its peak resident
+  // set (wait4's ru_maxrss), Windows the job's peak committed memory; 0 unknown.
+  std::uint64_t peak_memory_bytes = 0;
   [[nodiscard]] bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };
 
@@ -106,6 +109,10 @@ struct ProcOptions {
   // Told each piece of the child's stderr as it arrives (progress from a long child), besides
   // collecting it in ProcResult::err. Pieces are not lines: the caller splits them.
   std::function<void(std::string_view)> on_stderr;
+  // Polled about every 100 ms while the child runs: once it answers true, the child is asked to stop
+  // (POSIX: SIGINT to its process group; Windows: nothing more, the console's Ctrl-C reaches the
+  // child itself) and the run goes on until it exits or the timeout.
+  std::function<bool()> interrupt;
 };
 
 class Proc {
@@ -211,6 +218,11 @@ HostInfo host_info();
 // Whether standard output is a terminal that shows ANSI colours (on Windows this also turns
 // the console's VT processing on). NO_COLOR set, or TERM=dumb, means no.
 bool stdout_wants_color();
+
+// Ctrl-C (SIGINT; the console's Ctrl-C and Ctrl-Break on Windows) sets a flag instead of ending the
+// process, from the first call on; interrupted() reads it. For long runs that stop cleanly.
+void catch_interrupts();
+bool interrupted();
 
 // Whether standard error is a terminal (a console on Windows): where a progress bar that redraws
 // its line with '\r' may be drawn.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "platform/module_loader.h"
 #include "train/engine_abi.h"
@@ -64,6 +65,17 @@ TrainReply run_engine(const Os& os, const std::vector<std::string>& candidates, 
   }
   release(text);
   return reply;  // the module stays loaded until the process ends
+}
+
+std::string eta_text(int epoch, long long step, long long steps, int epochs, int steady_epoch, double seconds) {
+  if (steady_epoch < 1 || epoch < steady_epoch || steps <= 0 || seconds <= 0) return "";
+  const long long done = static_cast<long long>(epoch - steady_epoch) * steps + step;
+  const long long left = static_cast<long long>(epochs - 1 - epoch) * steps + (steps - step);
+  if (done <= 0 || left < 0) return "";
+  const long long s = std::llround(seconds * static_cast<double>(left) / static_cast<double>(done));
+  if (s >= 3600) return fmt::format(" ETA {}h{:02}m", s / 3600, (s % 3600) / 60);
+  if (s >= 60) return fmt::format(" ETA {}m{:02}s", s / 60, s % 60);
+  return fmt::format(" ETA {}s", s);
 }
 
 void summarise(BenchRun* run, long long train_n) {
@@ -159,6 +171,8 @@ nlohmann::json bench_to_json(const BenchReport& r) {
                          {"steps_per_epoch", run.reply.steps_per_epoch},
                          {"details", run.reply.details},
                          {"profile", run.reply.profile},
+                         {"stopped", run.stopped},
+                         {"host_peak_bytes", run.host_peak_bytes ? nlohmann::json(run.host_peak_bytes) : nlohmann::json(nullptr)},
                          {"error", run.reply.error}});
   }
   j["speedup"] = opt(r.speedup);
@@ -180,10 +194,13 @@ std::string render_bench_console(const BenchReport& r, bool profile) {
     }
     o += fmt::format(
         "  {:<4} {:>8.2f} s per epoch  {:>9.0f} images/s   first epoch {:.2f} s   held-out accuracy "
-        "{:.1f}%  loss {:.3f}   ({})\n",
+        "{:.1f}%  loss {:.3f}   ({}){}{}\n",
         run.device, run.epoch_seconds.value_or(0), run.images_per_second.value_or(0),
         run.first_epoch_seconds.value_or(0), 100 * run.accuracy.value_or(0), run.final_loss.value_or(0),
-        run.reply.engine);
+        run.reply.engine,
+        run.host_peak_bytes ? fmt::format("   peak host memory {:.0f} MiB", static_cast<double>(run.host_peak_bytes) / (1 << 20))
+                            : std::string(),
+        run.stopped ? fmt::format("   stopped by Ctrl-C after {} epoch(s)", run.reply.epochs.size()) : "");
   }
   if (r.speedup && *r.speedup >= 1.0) o += fmt::format("\nThe GPU trains {:.1f}x as fast as the CPU.\n", *r.speedup);
   if (const auto why = why_gpu_not_faster(r); !why.empty()) {

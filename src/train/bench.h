@@ -34,7 +34,15 @@ struct BenchRun {
   TrainReply reply;
   // Derived: the median of the timed epochs (all but the first), images per second from it.
   std::optional<double> epoch_seconds, images_per_second, first_epoch_seconds, final_loss, accuracy;
+  bool stopped = false;  // Ctrl-C ended it: the numbers are those of the epochs it finished
+  // The most host memory the engine's process held (its child's peak resident set; Windows: committed); 0 unknown.
+  std::uint64_t host_peak_bytes = 0;
 };
+// The progress bar's estimate of the time left: " ETA 1m05s" for `epochs` epochs of `steps` steps, now at `step` of
+// `epoch` (0-based), from the pace since the start of `steady_epoch` (the second epoch: the first also searches
+// algorithms and warms up) `seconds` ago; "" before the second epoch has begun or when nothing is known yet.
+std::string eta_text(int epoch, long long step, long long steps, int epochs, int steady_epoch, double seconds);
+
 // Fills the derived numbers from the reply (train_n: images per epoch).
 void summarise(BenchRun* run, long long train_n);
 

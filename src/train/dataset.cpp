@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "parse/ascii.h"
+#include "parse/decompress.h"
 
 namespace gpuready::train {
 namespace {
@@ -108,25 +109,52 @@ std::optional<std::string> read_capped(const Fs& fs, const std::string& path, st
   return bytes;
 }
 
-std::optional<Dataset> load_idx(const Fs& fs, const std::string& images_path, std::string* error) {
-  std::string labels_path = images_path;
-  const auto slash = labels_path.find_last_of("/\\");
+// An IDX file as stored (".gz": gzip-compressed, as MNIST and Fashion-MNIST are published and Debian's
+// dataset-fashion-mnist installs them), its decompressed bytes capped at `cap`.
+std::optional<std::string> read_idx_file(const Fs& fs, const std::string& path, std::uint64_t cap, std::string* error) {
+  if (!has_suffix(path, ".gz")) return read_capped(fs, path, cap, error);
+  if (!parse::can_decompress("gz")) {
+    fail(error, path + ": compressed (.gz), and this build of gpuready has no zlib: decompress it first (gunzip)");
+    return std::nullopt;
+  }
+  auto packed = read_capped(fs, path, cap, error);
+  if (!packed) return std::nullopt;
+  std::string why;
+  auto bytes = parse::decompressed(*packed, "gz", static_cast<std::size_t>(cap), &why);
+  if (!bytes) {
+    fail(error, path + ": " + why);
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+// The labels file beside an images file: "images" -> "labels", "idx3" -> "idx1", compressed or not
+// as found ("t10k-images-idx3-ubyte.gz" -> "t10k-labels-idx1-ubyte.gz", else without ".gz", or with it).
+std::optional<std::string> labels_beside(const Fs& fs, const std::string& images_path, std::string* error) {
+  const auto slash = images_path.find_last_of("/\\");
   const std::size_t name_at = slash == std::string::npos ? 0 : slash + 1;
-  std::string name = labels_path.substr(name_at);
+  const std::string name = images_path.substr(name_at);
   if (name.find("images") == std::string::npos || name.find("idx3") == std::string::npos) {
     fail(error, images_path +
                     ": an IDX images file is found by its name (*images*idx3*), with its labels beside it "
                     "(*labels*idx1*)");
     return std::nullopt;
   }
-  labels_path = labels_path.substr(0, name_at) + replace_first(replace_first(name, "images", "labels"), "idx3", "idx1");
-  if (!fs.exists(labels_path)) {
-    fail(error, labels_path + ": the labels file of " + images_path + " is missing");
-    return std::nullopt;
-  }
-  const auto images = read_capped(fs, images_path, kMaxDatasetBytes / sizeof(float) + 16, error);
+  const std::string want =
+      images_path.substr(0, name_at) + replace_first(replace_first(name, "images", "labels"), "idx3", "idx1");
+  const std::string plain = has_suffix(want, ".gz") ? want.substr(0, want.size() - 3) : want;
+  for (const std::string& p : {want, plain, plain + ".gz"})
+    if (fs.exists(p)) return p;
+  fail(error, want + ": the labels file of " + images_path + " is missing");
+  return std::nullopt;
+}
+
+std::optional<Dataset> load_idx(const Fs& fs, const std::string& images_path, std::string* error) {
+  const auto labels_path = labels_beside(fs, images_path, error);
+  if (!labels_path) return std::nullopt;
+  const auto images = read_idx_file(fs, images_path, kMaxDatasetBytes / sizeof(float) + 16, error);
   if (!images) return std::nullopt;
-  const auto labels = read_capped(fs, labels_path, (std::uint64_t{1} << 31), error);
+  const auto labels = read_idx_file(fs, *labels_path, (std::uint64_t{1} << 31), error);
   if (!labels) return std::nullopt;
   std::string why;
   auto d = parse_mnist_idx(*images, *labels, &why);
@@ -405,6 +433,15 @@ std::optional<Dataset> parse_cifar10(const std::vector<std::string_view>& batch_
   return d;
 }
 
+// The names an IDX images file of one split goes by: "train-images-idx3-ubyte" as published,
+// "train-images.idx3-ubyte" as some copies have it, each also gzip-compressed.
+std::vector<std::string> idx_names(const std::string& split_name) {
+  std::vector<std::string> out;
+  for (const char* form : {"-images-idx3-ubyte", "-images.idx3-ubyte"})
+    for (const char* ext : {"", ".gz"}) out.push_back(split_name + form + ext);
+  return out;
+}
+
 std::optional<Dataset> load_data(const Fs& fs, const std::string& path, std::optional<Shape> target,
                                  std::string* error) {
   if (target && !valid_shape(*target)) {
@@ -429,15 +466,20 @@ std::optional<Dataset> load_data(const Fs& fs, const std::string& path, std::opt
     };
     for (const auto& e : *entries)
       if (e.is_dir && e.name == "cifar-10-batches-bin") return load_data(fs, join_path(path, e.name), target, error);
-    // MNIST (and Fashion-MNIST): the training files first; "train-images.idx3-ubyte" is how some copies are named.
-    for (const char* name :
-         {"train-images-idx3-ubyte", "train-images.idx3-ubyte", "t10k-images-idx3-ubyte", "t10k-images.idx3-ubyte"}) {
+    // MNIST (and Fashion-MNIST): the training files first, plain or gzip-compressed as published.
+    for (const auto& name : idx_names("train"))
       if (has_file(name)) {
         d = load_idx(fs, join_path(path, name), error);
         if (!d) return std::nullopt;
         break;
       }
-    }
+    if (!d)
+      for (const auto& name : idx_names("t10k"))
+        if (has_file(name)) {
+          d = load_idx(fs, join_path(path, name), error);
+          if (!d) return std::nullopt;
+          break;
+        }
     if (!d) {
       std::vector<std::string> batches;
       for (const auto& e : *entries)
@@ -455,7 +497,8 @@ std::optional<Dataset> load_data(const Fs& fs, const std::string& path, std::opt
         return !e.is_dir && has_suffix(e.name, ".gz") && e.name.find("idx") != std::string::npos;
       });
       if (!any_dir && gz) {
-        fail(error, path + ": the IDX files are compressed (.gz): decompress them first (gunzip *.gz)");
+        fail(error, path + ": the compressed IDX files here are not named as MNIST's (train-images-idx3-ubyte.gz and "
+                           "train-labels-idx1-ubyte.gz, or t10k-*)");
         return std::nullopt;
       }
       return load_image_folder(fs, path, *entries, target, error);
@@ -469,7 +512,11 @@ std::optional<Dataset> load_data(const Fs& fs, const std::string& path, std::opt
       fail(error, path + ": cannot read (" + why + ")");
       return std::nullopt;
     }
-    if (head->size() == 4 && (*head)[0] == 0 && (*head)[1] == 0 && (*head)[2] == 8 && (*head)[3] == 3) {
+    const bool gz_idx = head->size() >= 2 && static_cast<unsigned char>((*head)[0]) == 0x1f &&
+                        static_cast<unsigned char>((*head)[1]) == 0x8b && has_suffix(path, ".gz");
+    if (gz_idx) {
+      d = load_idx(fs, path, error);
+    } else if (head->size() == 4 && (*head)[0] == 0 && (*head)[1] == 0 && (*head)[2] == 8 && (*head)[3] == 3) {
       d = load_idx(fs, path, error);
     } else if (head->size() == 4 && (*head)[0] == 0 && (*head)[1] == 0 && (*head)[2] == 8 && (*head)[3] == 1) {
       fail(error, path + ": an IDX labels file; give the images file (*images*idx3*) or their folder");
@@ -482,6 +529,28 @@ std::optional<Dataset> load_data(const Fs& fs, const std::string& path, std::opt
   if (!d) return std::nullopt;
   if (target) convert_shape(&*d, *target);
   return d;
+}
+
+std::optional<Dataset> load_official_test(const Fs& fs, const std::string& path, std::optional<Shape> target,
+                                         std::string* error) {
+  if (error) error->clear();
+  if (path.empty() || !fs.is_dir(path)) return std::nullopt;
+  std::string why;
+  const auto entries = fs.list_dir(path, &why);
+  if (!entries) return std::nullopt;
+  auto has_file = [&](const std::string& name) {
+    return std::any_of(entries->begin(), entries->end(), [&](const auto& e) { return !e.is_dir && e.name == name; });
+  };
+  const auto names_train = idx_names("train");
+  if (std::none_of(names_train.begin(), names_train.end(), has_file)) return std::nullopt;  // t10k alone is the data
+  for (const auto& name : idx_names("t10k")) {
+    if (!has_file(name)) continue;
+    auto d = load_idx(fs, join_path(path, name), error);
+    if (!d) return std::nullopt;
+    if (target) convert_shape(&*d, *target);
+    return d;
+  }
+  return std::nullopt;
 }
 
 Split split(const Dataset& d, double test_fraction, std::uint64_t seed) {

@@ -94,12 +94,19 @@ void convert_shape(Dataset* d, const Shape& target);
 // Loads `path`: a folder with one sub-folder per class of PNG/JPEG images (resized to `target`, or without one to
 // the first image's size with each side capped at 128; grey when the first image is grey, else RGB; corrupt files
 // counted in skipped), a folder holding MNIST IDX files (train-images-idx3-ubyte + train-labels-idx1-ubyte, or
-// t10k-*), an IDX images file (its labels file beside it), a folder of CIFAR-10 batches (data_batch_*.bin, else
+// t10k-*; each plain or gzip-compressed, *.gz, as published), an IDX images file (its labels file beside it), a folder of CIFAR-10 batches (data_batch_*.bin, else
 // test_batch.bin; also inside cifar-10-batches-bin/) or one .bin batch. IDX and CIFAR data are converted to `target`
 // when one is given. nullopt with *error in words (missing path, empty folder, one class, corrupt file...).
 std::optional<Dataset> load_data(const Fs& fs, const std::string& path, std::optional<Shape> target,
                                  std::string* error);
 inline constexpr std::size_t kMaxImageFileBytes = std::size_t{64} << 20;
+
+// The test split the files themselves define: for a folder holding MNIST-style IDX files of both splits
+// (train-images-idx3-ubyte[.gz] and t10k-images-idx3-ubyte[.gz] with their labels), the t10k images (converted to
+// `target` when given), which load_data leaves out. nullopt with *error empty when the data defines no such split;
+// nullopt with *error set when the t10k files are there but cannot be read.
+std::optional<Dataset> load_official_test(const Fs& fs, const std::string& path, std::optional<Shape> target,
+                                          std::string* error);
 
 // A deterministic, shuffled split: per class, round(n * test_fraction) images go to the test set, at least one in
 // each side when the class has two or more (and test_fraction is in (0, 1)). Both sets are shuffled.

@@ -53,6 +53,50 @@ TEST(Bench, TheCpuEngineLearnsTheSyntheticSetWellAboveChance) {
   EXPECT_GT(cpu["accuracy"].get<double>(), 0.4) << cpu.dump();
   EXPECT_LT(cpu["epochs"][2]["train_loss"].get<double>(), cpu["epochs"][0]["train_loss"].get<double>());
   EXPECT_TRUE(j["speedup"].is_null());  // one device
+  // The engine's process held the data and the model: more than the 2,000 images' 6 MB, far less than 4 GiB.
+  ASSERT_TRUE(cpu["host_peak_bytes"].is_number()) << cpu.dump();
+  EXPECT_GT(cpu["host_peak_bytes"].get<double>(), 6e6);
+  EXPECT_LT(cpu["host_peak_bytes"].get<double>(), 4.0 * (1u << 30));
+}
+
+TEST(Bench, EtaFromTheSteadyPaceAfterTheFirstEpoch) {
+  // Nothing before the second epoch begins (the first also searches algorithms).
+  EXPECT_EQ(train::eta_text(0, 50, 100, 4, 0, 10.0), "");
+  // Epoch 1 (of 0..3) half done in 5 s: 50 + 2 x 100 steps left at 10 steps/s.
+  EXPECT_EQ(train::eta_text(1, 50, 100, 4, 1, 5.0), " ETA 25s");
+  EXPECT_EQ(train::eta_text(2, 100, 100, 4, 1, 20.0), " ETA 10s");
+  EXPECT_EQ(train::eta_text(3, 100, 100, 4, 1, 30.0), " ETA 0s");
+  EXPECT_EQ(train::eta_text(1, 1, 1000, 11, 1, 1.0), " ETA 2h46m");
+  EXPECT_EQ(train::eta_text(1, 10, 100, 3, 1, 6.0), " ETA 1m54s");
+  EXPECT_EQ(train::eta_text(1, 0, 100, 3, 1, 1.0), "");  // no step done yet
+}
+
+TEST(Bench, CtrlCStopsCleanlyAndReportsTheEpochsDone) {
+  if (!cpu_module_built()) GTEST_SKIP() << "the CPU module was not built (oneDNN: apt install libdnnl-dev)";
+  std::vector<std::string> argv = {GPUREADY_EXE, "bench", "--device", "cpu", "--images", "2000",
+                                   "--epochs",   "1000",  "--batch",  "64",  "--json"};
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(300);
+  o.max_output = 4u << 20;
+  const auto start = std::chrono::steady_clock::now();
+  // Ctrl-C (SIGINT to gpuready's process group, as a terminal sends it) once it has trained a while.
+  o.interrupt = [&] { return std::chrono::steady_clock::now() - start > std::chrono::seconds(20); };
+  const ProcResult r = real_os().proc.run(argv, o);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 130) << r.err;  // 128 + SIGINT
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  ASSERT_EQ(j["runs"].size(), 1u);
+  const auto& cpu = j["runs"][0];
+  EXPECT_EQ(cpu["stopped"], true) << cpu.dump();
+  // Far fewer than 1000 epochs, and each one finished is reported (the one in progress is not).
+  EXPECT_LT(cpu["epochs"].size(), 200u);
+  if (cpu["epochs"].empty()) {
+    EXPECT_NE(cpu["error"].get<std::string>().find("before its first epoch"), std::string::npos) << cpu.dump();
+  } else {
+    EXPECT_EQ(cpu["error"], "") << cpu.dump();
+    EXPECT_TRUE(cpu["accuracy"].is_number()) << cpu.dump();
+  }
 }
 
 TEST(Bench, BadFlagsAndDataAreUsageErrors) {

@@ -242,3 +242,24 @@ TEST(ThreadCpuBinding, NoAllowedCpuLeavesTheThreadWhereItWas) {
 
 }  // namespace
 }  // namespace gpuready
+
+namespace gpuready {
+namespace {
+
+TEST(Proc, InterruptAsksTheChildToStopAndWaitsForIt) {
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(20);
+  const auto start = std::chrono::steady_clock::now();
+  o.interrupt = [&] { return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(300); };
+  // The child catches SIGINT, says so and exits with its own code: it was asked, not killed. (A shell's
+  // background job ignores SIGINT: the trap ends it.)
+  const ProcResult r =
+      real_os().proc.run({"/bin/sh", "-c", "trap 'echo stopping; kill $!; exit 3' INT; sleep 15 >/dev/null 2>&1 & wait"}, o);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("stopping"), std::string::npos) << r.out;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+}  // namespace
+}  // namespace gpuready

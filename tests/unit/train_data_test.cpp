@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "support/test_os.h"
+#include "parse/decompress.h"
 #include "train/dataset.h"
 
 namespace gpuready::train {
@@ -227,6 +228,52 @@ TEST(TrainMnist, CorruptFilesRefusedInWords) {
     EXPECT_NE(error.find(words), std::string::npos) << rel << ": " << error;
     EXPECT_NE(error.find(rel), std::string::npos) << rel << ": the message names the file: " << error;
   }
+}
+
+TEST(TrainMnist, GzipCompressedAsPublishedWithItsOwnTestSplit) {
+  // The first images of Fashion-MNIST's train and t10k files as Zalando publishes them (gzip), from Debian's
+  // dataset-fashion-mnist.
+  if (!parse::can_decompress("gz")) GTEST_SKIP() << "this build has no zlib (the MinGW build): .gz data is refused in words";
+  std::string error;
+  const auto d = load("fashion_gz", std::nullopt, &error);
+  ASSERT_TRUE(d) << error;
+  EXPECT_EQ(d->size(), 300u);
+  EXPECT_EQ(d->shape, (Shape{28, 28, 1}));
+  EXPECT_EQ(d->classes, 10);
+  EXPECT_EQ(d->labels[0], 9);  // Fashion-MNIST's first training image is an ankle boot
+  EXPECT_NE(d->source.find("train-images-idx3-ubyte.gz"), std::string::npos) << d->source;
+  const auto test = load_official_test(real_os().fs, fixture("train/fashion_gz"), std::nullopt, &error);
+  ASSERT_TRUE(test) << error;
+  EXPECT_EQ(test->size(), 100u);
+  EXPECT_EQ(test->shape, d->shape);
+  EXPECT_NE(test->source.find("t10k-images-idx3-ubyte.gz"), std::string::npos) << test->source;
+  EXPECT_NE(test->images, std::vector<float>(d->images.begin(), d->images.begin() + 100 * 784));
+  // Converted to a target like the training images.
+  const auto small = load_official_test(real_os().fs, fixture("train/fashion_gz"), Shape{14, 14, 1}, &error);
+  ASSERT_TRUE(small) << error;
+  EXPECT_EQ(small->shape, (Shape{14, 14, 1}));
+  // The compressed images file named directly finds its compressed labels beside it.
+  const auto direct = load("fashion_gz/t10k-images-idx3-ubyte.gz", std::nullopt, &error);
+  ASSERT_TRUE(direct) << error;
+  EXPECT_EQ(direct->labels, test->labels);
+}
+
+TEST(TrainMnist, NoTestSplitOfItsOwnIsNoError) {
+  std::string error = "stale";
+  EXPECT_FALSE(load_official_test(real_os().fs, fixture("train/mnist"), std::nullopt, &error));
+  EXPECT_EQ(error, "");
+  EXPECT_FALSE(load_official_test(real_os().fs, fixture("train/images"), std::nullopt, &error));
+  EXPECT_EQ(error, "");
+  EXPECT_FALSE(load_official_test(real_os().fs, fixture("train/not_data.txt"), std::nullopt, &error));
+  EXPECT_EQ(error, "");
+}
+
+TEST(TrainMnist, ACompressedFileCutShortIsRefusedInWords) {
+  std::string error;
+  EXPECT_FALSE(load("idx_gz_truncated", std::nullopt, &error));
+  // Without zlib the message says to decompress first.
+  EXPECT_NE(error.find(parse::can_decompress("gz") ? "cut short" : "gunzip"), std::string::npos) << error;
+  EXPECT_NE(error.find("idx_gz_truncated/train-images-idx3-ubyte.gz"), std::string::npos) << error;
 }
 
 TEST(TrainMnist, ParserRefusesHostileSizes) {

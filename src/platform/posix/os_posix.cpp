@@ -1,5 +1,6 @@
 // The real POSIX Os bundle and host facts from uname/sysinfo.
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
@@ -96,6 +97,20 @@ bool stdout_wants_color() {
   if (term && std::string(term) == "dumb") return false;
   return ::isatty(STDOUT_FILENO) == 1;
 }
+
+namespace {
+volatile sig_atomic_t g_interrupted = 0;
+extern "C" void on_sigint(int) { g_interrupted = 1; }
+}  // namespace
+
+void catch_interrupts() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+bool interrupted() { return g_interrupted != 0; }
 
 bool stderr_is_terminal() { return isatty(2) == 1; }
 

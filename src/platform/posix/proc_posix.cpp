@@ -5,11 +5,13 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -216,12 +218,21 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
   int fds[2] = {out_pipe[0], err_pipe[0]};
   std::string* sinks[2] = {&r.out, &r.err};
   char buf[16384];
+  bool asked_to_stop = false;
+  auto maybe_interrupt = [&] {
+    if (!asked_to_stop && options.interrupt && options.interrupt()) {
+      asked_to_stop = true;
+      ::kill(-pid, SIGINT);
+    }
+  };
   while (fds[0] >= 0 || fds[1] >= 0) {
-    const long long left = deadline - now_ms();
+    maybe_interrupt();
+    long long left = deadline - now_ms();
     if (left <= 0) {
       r.timed_out = true;
       break;
     }
+    if (options.interrupt) left = std::min(left, 100LL);
     pollfd p[3];
     int n = 0;
     int which[3];
@@ -273,9 +284,14 @@ ProcResult PosixProc::run(const std::vector<std::string>& argv, const ProcOption
   }
   // Pipes closed; the child may still be running (it closed its stdout). Wait within the deadline.
   for (;;) {
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
+    rusage usage{};
+    const pid_t w = ::wait4(pid, &status, WNOHANG, &usage);
+    if (w == pid) {
+      r.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux: kilobytes
+      break;
+    }
     if (w < 0 && errno != EINTR) break;
+    maybe_interrupt();
     if (now_ms() >= deadline) {
       ::kill(-pid, SIGKILL);
       ::waitpid(pid, &status, 0);

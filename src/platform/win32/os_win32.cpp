@@ -216,6 +216,19 @@ bool stdout_wants_color() {
   return ::SetConsoleMode(out, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
+namespace {
+std::atomic<bool> g_interrupted{false};
+BOOL WINAPI on_console_ctrl(DWORD type) {
+  if (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT) return FALSE;
+  g_interrupted = true;
+  return TRUE;
+}
+}  // namespace
+
+void catch_interrupts() { ::SetConsoleCtrlHandler(on_console_ctrl, TRUE); }
+
+bool interrupted() { return g_interrupted.load(); }
+
 bool stderr_is_terminal() {
   HANDLE err = ::GetStdHandle(STD_ERROR_HANDLE);
   DWORD mode = 0;

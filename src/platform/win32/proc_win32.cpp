@@ -495,6 +495,11 @@ ProcResult Win32Proc::run(const std::vector<std::string>& argv, const ProcOption
     return r;
   }
   r.exit_code = static_cast<int>(code);
+  if (job.valid()) {
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION info{};
+    if (::QueryInformationJobObject(job.h, JobObjectExtendedLimitInformation, &info, sizeof info, nullptr))
+      r.peak_memory_bytes = info.PeakJobMemoryUsed;
+  }
   // Exit codes in the NTSTATUS error range mean the process was ended by the system.
   if (code >= 0xC0000000u) {
     const std::string words = ntstatus_words(code);
