@@ -109,9 +109,10 @@ struct ProcOptions {
   // Told each piece of the child's stderr as it arrives (progress from a long child), besides
   // collecting it in ProcResult::err. Pieces are not lines: the caller splits them.
   std::function<void(std::string_view)> on_stderr;
-  // Polled about every 100 ms while the child runs: once it answers true, the child is asked to stop
-  // (POSIX: SIGINT to its process group; Windows: nothing more, the console's Ctrl-C reaches the
-  // child itself) and the run goes on until it exits or the timeout.
+  // Polled about every 100 ms while the child runs (POSIX): once it answers true, the child's process
+  // group is sent SIGINT and the run goes on until it exits or the timeout. Not implemented on Windows
+  // yet (the child has a console of its own, CREATE_NO_WINDOW, which the user's Ctrl-C does not reach):
+  // there it runs to its end.
   std::function<bool()> interrupt;
 };
 
