@@ -273,7 +273,9 @@ TEST(TrainMnist, ACompressedFileCutShortIsRefusedInWords) {
   EXPECT_FALSE(load("idx_gz_truncated", std::nullopt, &error));
   // Without zlib the message says to decompress first.
   EXPECT_NE(error.find(parse::can_decompress("gz") ? "cut short" : "gunzip"), std::string::npos) << error;
-  EXPECT_NE(error.find("idx_gz_truncated/train-images-idx3-ubyte.gz"), std::string::npos) << error;
+  // The file named (its folder joined with the OS's separator).
+  EXPECT_NE(error.find("idx_gz_truncated"), std::string::npos) << error;
+  EXPECT_NE(error.find("train-images-idx3-ubyte.gz:"), std::string::npos) << error;
 }
 
 TEST(TrainMnist, ParserRefusesHostileSizes) {
