@@ -63,6 +63,7 @@ bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, tr
       return false;
     }
   }
+  bool own_test = false;  // the data's own test split (t10k-*) is the held-out set
   if (o.data.empty()) {
     train::SyntheticOptions so;
     so.images = o.images;
@@ -90,18 +91,14 @@ bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, tr
                    train::shape_to_string(data->shape).c_str(), data->classes);
       return false;
     }
+    own_test = test.has_value();
     if (test) {
       *split = train::split(*data, 0.0, o.seed);  // every training image, shuffled
       split->test = std::move(*test);
       data->source += "; held out: the data's own test split, " + split->test.source;
-      if (split->train.size() == 0) {
-        std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", data->size());
-        return false;
-      }
-      return true;
     }
   }
-  *split = train::split(*data, o.test_fraction, o.seed);
+  if (!own_test) *split = train::split(*data, o.test_fraction, o.seed);
   if (split->train.size() == 0) {
     std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", data->size());
     return false;

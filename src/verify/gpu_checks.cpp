@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/version.h"
+#include "parse/ascii.h"
 #include "platform/module_loader.h"
 #include "verify/gpu_abi.h"
 #include "verify/peaks.h"
@@ -92,14 +93,9 @@ GpuReply run_module(const Os& os, const std::vector<std::string>& candidates, co
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 // The major in a cuBLAS file's name: "libcublas.so.12.9.1.4" / "cublas64_12.dll" -> 12; 0 unknown.
 int cuda_major_of_library(const std::string& path) {
-  const std::string name = lower(path_file_name(path));
+  const std::string name = parse::ascii_lower(path_file_name(path));
   for (const char* mark : {".so.", "64_"}) {
     const auto at = name.find(mark);
     if (at != std::string::npos) return std::atoi(name.c_str() + at + std::strlen(mark));
@@ -115,7 +111,7 @@ int cuda_major_of_folder(const std::string& dir) {
   for (int up = 0; up < 2 && !folder.empty(); ++up) {
     const std::string name = path_file_name(folder);
     const std::string above = path_folder(folder);
-    if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) && lower(path_file_name(above)) == "bin")
+    if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) && parse::ascii_lower(path_file_name(above)) == "bin")
       return std::atoi(name.c_str());
     folder = above;
   }
@@ -136,7 +132,7 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
     if (driver_major && major > driver_major) continue;
     // Linux's soname and the Windows DLL's name of that major.
     const std::string so = fmt::format("libcublas.so.{}", major), dll = fmt::format("cublas64_{}.dll", major);
-    auto is_it = [&](const std::string& name) { return name == so || lower(name) == dll; };
+    auto is_it = [&](const std::string& name) { return name == so || parse::ascii_lower(name) == dll; };
     for (const auto& r : s.libraries.resolutions)
       if (is_it(r.soname) && r.path.has()) add(r.canonical.empty() ? r.path.value() : r.canonical);
     std::vector<const LibraryCopy*> copies;
@@ -154,7 +150,7 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
   const CudnnSet* pick = nullptr;
   for (const auto& [so, dll] : {std::pair{"libcudnn.so.9", "cudnn64_9.dll"}, std::pair{"libcudnn.so.8", "cudnn64_8.dll"}}) {
     for (const auto& r : s.libraries.resolutions) {
-      if ((r.soname != so && lower(r.soname) != dll) || !r.path.has()) continue;
+      if ((r.soname != so && parse::ascii_lower(r.soname) != dll) || !r.path.has()) continue;
       const std::string dir = path_folder(r.canonical.empty() ? r.path.value() : r.canonical);
       for (const auto& set : s.libraries.cudnn_sets)
         if (set.dir == dir || path_folder(set.dir + "/x") == dir) pick = &set;
@@ -188,7 +184,7 @@ void fill_libraries(GpuRequest* req, const Snapshot& s) {
   // On Windows the sub-libraries are not copies of their own (the probe lists them per set):
   // cudnn64_9.dll's folder holds cudnn_graph64_9.dll ... by cuDNN's naming, <stem>64_<major>.dll.
   const bool windows = std::any_of(req->cudnn_files.begin(), req->cudnn_files.end(),
-                                   [](const std::string& f) { return lower(f).ends_with(".dll"); });
+                                   [](const std::string& f) { return parse::ascii_lower(f).ends_with(".dll"); });
   const int major = pick->version.has() ? std::atoi(pick->version.value().c_str()) : 0;
   if (windows && major > 0) {
     const std::string sep = pick->dir.find('\\') != std::string::npos ? "\\" : "/";
