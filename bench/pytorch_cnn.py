@@ -11,11 +11,15 @@ median reported. CPU: torch.set_num_threads(--threads, default every core).
 --precision (GPU, as gpuready's): fp32 = no TF32 anywhere (torch.backends.cudnn.allow_tf32 = False and
 torch.backends.cuda.matmul.allow_tf32 = False); tf32 = both allowed; bf16 = autocast to bfloat16 (fp32 weights);
 torch = PyTorch's own default (TF32 for convolutions, not for matrix products).
+GPU memory, measured as gpuready's GPU engine measures it (the whole GPU's total - free, cuMemGetInfo through
+torch.cuda.mem_get_info): gpu_context_bytes once CUDA is initialised, gpu_peak_bytes the most after each epoch;
+max_memory_reserved_bytes is PyTorch's caching allocator's own peak. host_peak_bytes: the process's peak resident set.
 Prints one JSON object: {"cpu": {"epoch_seconds", "first_epoch_seconds", "images_per_second"}, "gpu": {...}}.
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import time
 
@@ -30,7 +34,18 @@ def model(c, h, w, classes):
                          nn.Linear(128, classes))
 
 
+def gpu_used():
+    free, total = torch.cuda.mem_get_info()
+    return total - free
+
+
 def run(device, a, c, h, w):
+    context = None
+    if device == "cuda":
+        torch.cuda.init()
+        torch.empty(1, device=device)  # the context exists from here
+        context = gpu_used()
+    peak = 0
     torch.manual_seed(a.seed)
     n = int(a.images * 0.8)
     x = torch.rand(n, c, h, w, device=device)
@@ -57,8 +72,15 @@ def run(device, a, c, h, w):
             opt.step()
         sync()
         times.append(time.perf_counter() - t0)
+        if device == "cuda":
+            peak = max(peak, gpu_used())
     med = statistics.median(times[1:]) if len(times) > 1 else times[0]
-    return {"epoch_seconds": med, "first_epoch_seconds": times[0], "images_per_second": n / med}
+    out = {"epoch_seconds": med, "first_epoch_seconds": times[0], "images_per_second": n / med,
+           "host_peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    if device == "cuda":
+        out.update({"gpu_context_bytes": context, "gpu_peak_bytes": peak,
+                    "max_memory_reserved_bytes": torch.cuda.max_memory_reserved()})
+    return out
 
 
 def main():

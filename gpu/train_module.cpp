@@ -91,6 +91,15 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     r.error = e;
     return r;
   }
+  // Device memory in use, the whole GPU's: with the context and the kernels only, then its most.
+  auto gpu_used = [] {
+    std::size_t free_now = 0, total_now = 0;
+    return cu().cuMemGetInfo_v2(&free_now, &total_now) == CUDA_SUCCESS && total_now >= free_now
+               ? static_cast<std::uint64_t>(total_now - free_now)
+               : std::uint64_t{0};
+  };
+  r.gpu_context_bytes = gpu_used();
+  auto sample_gpu_memory = [&] { r.gpu_peak_bytes = std::max(r.gpu_peak_bytes, gpu_used()); };
   Cublas blas;
   Cudnn dnn;
   std::string why;
@@ -206,6 +215,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     return BatchSource{dev_x[b].as<float>(), dev_y[b].as<int>(), nullptr};
   };
   r.setup_seconds = since(t_setup);
+  sample_gpu_memory();
 
   // Progress: an event every `chunk` steps; the host waits for the one two chunks back, so the
   // queue stays full and the bar follows the GPU, not the launches.
@@ -274,6 +284,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
       er.test_accuracy = static_cast<double>(t.hits) / static_cast<double>(d.test_n);
     }
     r.epochs.push_back(er);
+    sample_gpu_memory();
   }
   // A few eager full-batch steps, operation by operation (after training: it changes nothing reported).
   e.reset_epoch();
@@ -283,6 +294,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     first = stage(0, d.train_images, d.train_labels, batch, [](int i) { return static_cast<long long>(i); });
   }
   for (const auto& op : e.profile(first, batch, 5)) r.profile.push_back({op.op, op.seconds, op.flop, op.bytes});
+  sample_gpu_memory();
   for (auto& line : e.details()) r.details.push_back(std::move(line));
   return r;
 }

@@ -203,7 +203,9 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   if (o.device == "all" || o.device == "gpu") devices.push_back("gpu");
   if (std::find(devices.begin(), devices.end(), "gpu") != devices.end()) {
     // The GPU engine loads cuBLAS and cuDNN where the probe finds them, as verify's checks do.
-    const Snapshot snap = run_probe(os, isolated_probe_options(os, 10));
+    ProbeOptions popts = isolated_probe_options(os, 10);
+    popts.library_dirs = verify::library_folders(o.libs);
+    const Snapshot snap = run_probe(os, popts);
     verify::GpuRequest libs;
     verify::fill_libraries(&libs, snap);
     if (std::string why; !verify::restrict_libraries(&libs, snap, o.libs, &why)) {
@@ -382,7 +384,8 @@ void setup_bench(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"auto", "device", "stream"}));
   sub->add_option("--libs", o->libs,
                   "Where the GPU engine takes cuBLAS and cuDNN from: system (default), torch, tensorflow or jax (the "
-                  "files that framework's environment loads), or an absolute folder");
+                  "files that framework's environment loads), or an absolute folder; several, comma-separated, take each "
+                  "library from the first that has it (/opt/cublas11,system)");
   sub->add_flag("--json", o->json, "Print the result as JSON (schema gpuready.bench/1)");
   sub->add_flag("--profile", o->profile,
                 "Also say how each engine ran (libraries, algorithms, CUDA graphs) and time one step operation by "

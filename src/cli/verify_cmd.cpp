@@ -249,6 +249,7 @@ int run_verify_cmd(const VerifyCmdOptions& o) {
   const bool frameworks = o.tests.empty() || !only_fw.empty();
   const Os& os = real_os();
   ProbeOptions popts = isolated_probe_options(os, 10);
+  popts.library_dirs = verify::library_folders(o.libs);
   // The frameworks are imported while the probe runs, before anything is measured on the GPU.
   set_deep_options(popts, frameworks, o.framework_timeout_s);
   for (const auto& k : only_fw)
@@ -322,7 +323,8 @@ void setup_verify(CLI::App& app, int* exit_code) {
       ->type_name("KEY");
   sub->add_option("--libs", o->libs,
                   "Where the GEMM and cuDNN checks take cuBLAS and cuDNN from: system (default: the loader's picks), "
-                  "torch, tensorflow or jax (the files that framework's environment loads), or an absolute folder");
+                  "torch, tensorflow or jax (the files that framework's environment loads), or an absolute folder; "
+                  "several, comma-separated, take each library from the first that has it (/opt/cublas11,system)");
   sub->add_option("--size", o->size_mib, "MiB per copy (default 256; --quick 64)")->check(CLI::Range(1.0, 65536.0));
   sub->add_option("--samples", o->samples, "Timed samples per check; the median is reported")->check(CLI::Range(1, 1000));
   sub->add_option("--timeout", o->timeout_s, "Seconds the measurements may take before they are stopped")

@@ -147,7 +147,8 @@ struct LibraryCopy {
   Fact<std::string> version;                  // "9.1.0"
   std::string version_source;                 // "cudnn_version.h", "file name", "dist-info"
   std::string origin;                         // "toolkit", "ld.so.cache", "LD_LIBRARY_PATH", "wsl", "pip", "conda", "system",
-                                              // "installer" (NVIDIA's cuDNN installer folder on Windows)
+                                              // "installer" (NVIDIA's cuDNN installer folder on Windows),
+                                              // "--libs" (a folder named to verify/bench --libs)
   std::string origin_detail;                  // e.g. the toolkit root or the wheel name
   std::string runpath;            // its DT_RUNPATH (or DT_RPATH) as written: "$ORIGIN:$ORIGIN/../../cublas/lib"
   std::vector<Dependency> needs;  // what it names as NEEDED, resolved for it

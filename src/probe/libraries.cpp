@@ -100,6 +100,8 @@ class Collector {
     if (l_ == Layout::windows) scan_cudnn_installer();
     if (l_ == Layout::posix) scan({"/usr/lib/wsl/lib", "wsl", "", {}, ""});
     scan_search_path();
+    for (const auto& d : s_.extra_dirs)
+      if (!d.empty()) scan({d, "--libs", d, {}, ""});
     if (cache_) add_cache_copies();
     for (const auto& t : toolkits) add_header_only_cudnn(t);
     resolve_all();
@@ -792,8 +794,10 @@ void collect_libraries_in(const Os& os, const LibrarySearch& search, const std::
 }  // namespace probe_detail
 
 void collect_libraries(const Os& os, const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python,
-                       LibraryFacts& out) {
-  probe_detail::collect_libraries_in(os, probe_detail::LibrarySearch{}, toolkits, python, out);
+                       LibraryFacts& out, const std::vector<std::string>& extra_dirs) {
+  probe_detail::LibrarySearch search;
+  search.extra_dirs = extra_dirs;
+  probe_detail::collect_libraries_in(os, search, toolkits, python, out);
 }
 
 }  // namespace gpuready

@@ -16,6 +16,7 @@ struct LibrarySearch {
   std::string ld_cache = "/etc/ld.so.cache";  // POSIX only
   std::vector<std::string> default_dirs;      // POSIX: empty = default_loader_dirs()
   std::string system32;                       // Windows: empty = %SystemRoot%\System32
+  std::vector<std::string> extra_dirs;        // folders the user named (--libs FOLDER), origin "--libs"
   size_t max_path_dirs = 64;                  // LD_LIBRARY_PATH / PATH entries used
   size_t max_dir_entries = 20000;             // entries looked at per folder
   size_t max_elf_files = 256;                 // POSIX: library files whose dynamic section is read

@@ -61,7 +61,7 @@ Snapshot run_probe(const Os& os, const ProbeOptions& opts) {
           timed([&] { collect_frameworks(os, s.python, opts.framework_timeout, opts.deep_frameworks, s.frameworks); });
     });
   const double t_pip_toolkits = timed([&] { collect_pip_toolkits(os, s.python, s.toolkits); });
-  const double t_libraries = timed([&] { collect_libraries(os, s.toolkits, s.python, s.libraries); });
+  const double t_libraries = timed([&] { collect_libraries(os, s.toolkits, s.python, s.libraries, opts.library_dirs); });
   nvidia.get();
   const double t_security = timed([&] { collect_security(os, s, s.security); });
   if (frameworks.valid()) {

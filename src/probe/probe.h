@@ -34,6 +34,8 @@ struct ProbeOptions {
   bool deep = false;
   std::chrono::milliseconds framework_timeout{60000};
   std::vector<std::string> deep_frameworks;  // only these ("pytorch"); empty = every framework found
+  // Absolute folders the user named (verify/bench --libs FOLDER): listed too, origin "--libs".
+  std::vector<std::string> library_dirs;
 };
 
 // --- collectors (one file each under src/probe) ---
@@ -51,8 +53,9 @@ void collect_pip_toolkits(const Os& os, const std::vector<PythonEnv>& python, st
 void collect_python(const Os& os, const ProbeOptions& opts, std::vector<PythonEnv>& out,
                     std::vector<std::string>* notes = nullptr);  // python.cpp
 // Libraries need the toolkits (their lib folders) and the Python envs (pip wheels).
+// extra_dirs: folders the user named (ProbeOptions::library_dirs), listed after the search path.
 void collect_libraries(const Os& os, const std::vector<Toolkit>& toolkits, const std::vector<PythonEnv>& python,
-                       LibraryFacts& out);                                    // libraries.cpp
+                       LibraryFacts& out, const std::vector<std::string>& extra_dirs = {});  // libraries.cpp
 // Search paths, writable GPU libraries, the container toolkit; needs the libraries and the driver
 // facts (the files to look at).
 void collect_security(const Os& os, const Snapshot& s, SecurityFacts& out);   // security.cpp

@@ -173,6 +173,8 @@ nlohmann::json bench_to_json(const BenchReport& r) {
                          {"profile", run.reply.profile},
                          {"stopped", run.stopped},
                          {"host_peak_bytes", run.host_peak_bytes ? nlohmann::json(run.host_peak_bytes) : nlohmann::json(nullptr)},
+                         {"gpu_peak_bytes", run.reply.gpu_peak_bytes ? nlohmann::json(run.reply.gpu_peak_bytes) : nlohmann::json(nullptr)},
+                         {"gpu_context_bytes", run.reply.gpu_context_bytes ? nlohmann::json(run.reply.gpu_context_bytes) : nlohmann::json(nullptr)},
                          {"error", run.reply.error}});
   }
   j["speedup"] = opt(r.speedup);
@@ -194,12 +196,17 @@ std::string render_bench_console(const BenchReport& r, bool profile) {
     }
     o += fmt::format(
         "  {:<4} {:>8.2f} s per epoch  {:>9.0f} images/s   first epoch {:.2f} s   held-out accuracy "
-        "{:.1f}%  loss {:.3f}   ({}){}{}\n",
+        "{:.1f}%  loss {:.3f}   ({}){}{}{}\n",
         run.device, run.epoch_seconds.value_or(0), run.images_per_second.value_or(0),
         run.first_epoch_seconds.value_or(0), 100 * run.accuracy.value_or(0), run.final_loss.value_or(0),
         run.reply.engine,
         run.host_peak_bytes ? fmt::format("   peak host memory {:.0f} MiB", static_cast<double>(run.host_peak_bytes) / (1 << 20))
                             : std::string(),
+        run.reply.gpu_peak_bytes
+            ? fmt::format("   peak GPU memory {:.0f} MiB ({:.0f} MiB with the context alone)",
+                          static_cast<double>(run.reply.gpu_peak_bytes) / (1 << 20),
+                          static_cast<double>(run.reply.gpu_context_bytes) / (1 << 20))
+            : std::string(),
         run.stopped ? fmt::format("   stopped by Ctrl-C after {} epoch(s)", run.reply.epochs.size()) : "");
   }
   if (r.speedup && *r.speedup >= 1.0) o += fmt::format("\nThe GPU trains {:.1f}x as fast as the CPU.\n", *r.speedup);

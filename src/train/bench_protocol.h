@@ -63,6 +63,11 @@ struct TrainReply {
   double setup_seconds = 0;          // before the first epoch: libraries, device, data upload
   std::vector<OpProfile> profile;    // one full-batch step, operation by operation (GPU)
   std::string error;                 // empty when it trained
+  // GPU engines: the device memory in use (cuMemGetInfo: total - free, the whole GPU's) with this process's CUDA
+  // context and kernels loaded, and the most seen during training (sampled after setup, after each epoch and after
+  // the profile; the engine keeps its buffers and workspaces for its whole life). 0 = not measured.
+  std::uint64_t gpu_context_bytes = 0;
+  std::uint64_t gpu_peak_bytes = 0;
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainRequest, c, h, w, classes, conv1, conv2, kernel, dense, batch,
@@ -72,7 +77,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EpochResult, seconds, train_loss
                                                 test_accuracy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OpProfile, op, seconds, flop, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainReply, abi, engine, device, precision, epochs, steps_per_epoch,
-                                                details, setup_seconds, profile, error)
+                                                details, setup_seconds, profile, error, gpu_context_bytes,
+                                                gpu_peak_bytes)
 
 // The model a request describes (every engine builds the same one).
 inline ModelSpec model_of(const TrainRequest& q) {

@@ -205,55 +205,113 @@ bool under(const std::string& path, const std::string& root) {
 }
 }  // namespace
 
-bool restrict_libraries(GpuRequest* req, const Snapshot& s, const std::string& libs, std::string* why) {
-  if (libs.empty() || libs == "system") return true;
+std::vector<std::string> library_sources(const std::string& libs) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from <= libs.size()) {
+    const size_t comma = std::min(libs.find(',', from), libs.size());
+    std::string one = libs.substr(from, comma - from);
+    while (!one.empty() && one.front() == ' ') one.erase(one.begin());
+    while (!one.empty() && one.back() == ' ') one.pop_back();
+    if (!one.empty()) out.push_back(one);
+    from = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> library_folders(const std::string& libs) {
+  std::vector<std::string> out;
+  for (const auto& one : library_sources(libs))
+    if (one != "system" && is_absolute_path(one)) out.push_back(one);
+  return out;
+}
+
+namespace {
+// What one source of --libs offers: its cuBLAS files (in fill_libraries' order) and its newest complete cuDNN set.
+struct SourceLibs {
+  std::string name;    // "system", "torch 2.11.0 in /opt/.../python3", "/opt/cublas11"
   std::vector<std::string> roots;
-  std::string source;
+  bool system = false;
+  std::vector<std::string> cublas;
+  const CudnnSet* cudnn = nullptr;
+};
+
+bool source_libs(const GpuRequest& req, const Snapshot& s, const std::string& libs, SourceLibs* out,
+                 std::string* why) {
+  out->name = libs;
+  if (libs == "system") {
+    out->system = true;
+    out->cublas = req.cublas;
+    for (const auto& cs : s.libraries.cudnn_sets)
+      if (cs.dir == req.cudnn_dir) out->cudnn = &cs;
+    return true;
+  }
   if (libs == "torch" || libs == "tensorflow" || libs == "jax") {
     for (const auto& env : s.python)
       for (const auto& pkg : env.packages)
         if (pkg.name == libs || (libs == "jax" && pkg.name == "jaxlib")) {
-          for (const auto& sp : env.site_packages) roots.push_back(sp);
-          if (source.empty()) source = fmt::format("{} {} in {}", libs, pkg.version, env.interpreter);
+          for (const auto& sp : env.site_packages) out->roots.push_back(sp);
+          if (out->name == libs) out->name = fmt::format("{} {} in {}", libs, pkg.version, env.interpreter);
         }
-    if (roots.empty()) {
+    if (out->roots.empty()) {
       *why = fmt::format("--libs {}: no Python environment the probe found has {} installed", libs, libs);
       return false;
     }
   } else if (is_absolute_path(libs)) {
-    roots.push_back(libs);
-    source = libs;
+    out->roots.push_back(libs);
   } else {
     *why = fmt::format("--libs {}: neither system, torch, tensorflow, jax nor an absolute folder", libs);
     return false;
   }
   auto inside = [&](const std::string& p) {
-    return std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return under(p, r); });
+    return std::any_of(out->roots.begin(), out->roots.end(), [&](const std::string& r) { return under(p, r); });
   };
   // fill_libraries' list holds every copy of a major this driver can run, newest major first.
-  std::vector<std::string> cublas;
-  for (const auto& c : req->cublas)
-    if (inside(c)) cublas.push_back(c);
-  const CudnnSet* set = nullptr;
+  for (const auto& c : req.cublas)
+    if (inside(c)) out->cublas.push_back(c);
   for (const auto& cs : s.libraries.cudnn_sets)
     if (inside(cs.dir) && cs.missing.empty() &&
-        (!set || (cs.version.has() && set->version.has() &&
-                  Version::parse(cs.version.value()) > Version::parse(set->version.value()))))
-      set = &cs;
-  std::string missing;
-  if (cublas.empty()) missing = "cuBLAS";
-  if (!set) missing += missing.empty() ? "a complete cuDNN" : " and a complete cuDNN";
-  if (!missing.empty()) {
-    *why = fmt::format("--libs {}: the probe found no {} that this driver can run under {} ({})", libs, missing,
-                       fmt::join(roots, ", "), source);
+        (!out->cudnn || (cs.version.has() && out->cudnn->version.has() &&
+                         Version::parse(cs.version.value()) > Version::parse(out->cudnn->version.value()))))
+      out->cudnn = &cs;
+  return true;
+}
+}  // namespace
+
+bool restrict_libraries(GpuRequest* req, const Snapshot& s, const std::string& libs, std::string* why) {
+  const std::vector<std::string> names = library_sources(libs);
+  if (names.empty() || (names.size() == 1 && names[0] == "system")) return true;
+  std::vector<SourceLibs> sources(names.size());
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!source_libs(*req, s, names[i], &sources[i], why)) return false;
+  // Each library from the first source, in the order given, that has it.
+  const SourceLibs* blas = nullptr;
+  const SourceLibs* dnn = nullptr;
+  for (const auto& src : sources) {
+    if (!blas && !src.cublas.empty()) blas = &src;
+    if (!dnn && src.cudnn) dnn = &src;
+  }
+  if (!blas || !dnn) {
+    std::vector<std::string> looked;
+    for (const auto& src : sources)
+      looked.push_back(src.system                                       ? std::string("among the system's picks")
+                       : src.roots.size() == 1 && src.roots[0] == src.name ? "under " + src.name
+                                                                           : fmt::format("under {} ({})", fmt::join(src.roots, ", "), src.name));
+    const std::string missing = !blas && !dnn ? "cuBLAS and no complete cuDNN" : !blas ? "cuBLAS" : "complete cuDNN";
+    *why = fmt::format("--libs {}: the probe found no {} that this driver can run {}{}", libs, missing,
+                       fmt::join(looked, "; "),
+                       names.size() == 1 && names[0] != "system"
+                           ? fmt::format(" (to take the other library from the machine's picks: --libs {},system)", libs)
+                           : std::string());
     return false;
   }
-  req->cublas = cublas;
-  req->cudnn_dir = set->dir;
+  req->cublas = blas->cublas;
+  if (dnn->system) return true;  // fill_libraries' cuDNN set stays
+  req->cudnn_dir = dnn->cudnn->dir;
   req->cudnn_files.clear();
   std::set<std::string> sonames;
   for (const auto& c : s.libraries.copies) {
-    if (c.library != "cudnn" || path_folder(c.path) != set->dir) continue;
+    if (c.library != "cudnn" || path_folder(c.path) != dnn->cudnn->dir) continue;
     if (!sonames.insert(c.soname.empty() ? c.file_name : c.soname).second) continue;
     req->cudnn_files.push_back(c.path);
   }

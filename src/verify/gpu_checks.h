@@ -39,14 +39,19 @@ void fill_libraries(GpuRequest* req, const Snapshot& s);
 // "...\CUDNN\v9.19\bin\12.9\x64" or "...\bin\12.6" -> 12; 0 when it does not.
 int cuda_major_of_folder(const std::string& dir);
 
-// Narrows the request's cuBLAS and cuDNN (after fill_libraries) to one source, `libs`:
+// Narrows the request's cuBLAS and cuDNN (after fill_libraries) to where `libs` says: one source or several,
+// comma-separated, each library taken from the first source that has it ("/opt/cublas11,system": cuBLAS from that
+// folder, cuDNN from wherever the folder lacks it, the machine's pick). A source is
 //   "system"                         the loader's picks and the machine's copies, as fill_libraries chose (no change)
 //   "torch", "tensorflow", "jax"     the copies inside the Python environment that has that framework installed (its
 //                                    pip wheels nvidia-cublas-*, nvidia-cudnn-*, or the framework's own lib folder):
 //                                    the very files that framework loads
-//   an absolute folder               the copies the probe found under it
-// false + *why (which source, what it lacks, what was looked at) when the source has no cuBLAS or no cuDNN.
+//   an absolute folder               the copies the probe found under it (ProbeOptions::library_dirs lists it)
+// false + *why (each source, what they all lack, what was looked at) when no source has cuBLAS or none has cuDNN.
 bool restrict_libraries(GpuRequest* req, const Snapshot& s, const std::string& libs, std::string* why);
+// The sources of a --libs value, in order ("a, b" -> {"a", "b"}), and its absolute folders (for the probe to list).
+std::vector<std::string> library_sources(const std::string& libs);
+std::vector<std::string> library_folders(const std::string& libs);
 
 // The exact value of one sampled element and the sum of the magnitudes of its terms (the yardstick
 // the error is measured against: |got - value| / scale is the normalised error).

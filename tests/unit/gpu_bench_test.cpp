@@ -64,6 +64,14 @@ TEST_F(GpuBench, TheGpuEngineLearnsAndTheSpeedupIsReported) {
     if (r["device"] == "gpu") gpu = &r;
   ASSERT_NE(gpu, nullptr) << j.dump(1);
   expect_learned(*gpu);
+  // GPU memory: the context alone, then more once the engine holds the 3,000 images (9.4 MB), the model and its
+  // workspaces; far less than a GPU has.
+  ASSERT_TRUE((*gpu)["gpu_peak_bytes"].is_number()) << gpu->dump(1);
+  ASSERT_TRUE((*gpu)["gpu_context_bytes"].is_number()) << gpu->dump(1);
+  const double peak = (*gpu)["gpu_peak_bytes"].get<double>(), context = (*gpu)["gpu_context_bytes"].get<double>();
+  EXPECT_GT(peak, context + 9.4e6);
+  EXPECT_LT(peak, 64.0 * (1u << 30));
+  std::cout << "peak GPU memory " << peak / (1 << 20) << " MiB, context " << context / (1 << 20) << " MiB\n";
   if (built("cpu")) {
     ASSERT_EQ(j["runs"].size(), 2u);
     EXPECT_TRUE(j["speedup"].is_number()) << j.dump(1);

@@ -28,13 +28,14 @@ const std::vector<std::string> kDefaultDirs = {"/lib/x86_64-linux-gnu", "/usr/li
 const std::string kWin = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.0";
 
 LibraryFacts collect(const test::FixtureOs& fx, Layout l, const std::vector<PythonEnv>& py = {},
-                     std::string ld_cache = "/etc/ld.so.cache") {
+                     std::string ld_cache = "/etc/ld.so.cache", std::vector<std::string> extra_dirs = {}) {
   std::vector<Toolkit> ts;
   probe_detail::collect_toolkits_in(fx.os(), ToolkitSearch{l}, ts);
   LibrarySearch s;
   s.layout = l;
   s.ld_cache = std::move(ld_cache);
   s.default_dirs = kDefaultDirs;
+  s.extra_dirs = std::move(extra_dirs);
   LibraryFacts out;
   probe_detail::collect_libraries_in(fx.os(), s, ts, py, out);
   return out;
@@ -247,6 +248,24 @@ TEST(Libraries, DependencyTheLoaderCannotFind) {
   // The framework-level resolution of libcusolver.so.11 is not affected: it knows no RUNPATH.
   ASSERT_NE(res(f, "libcusolver.so.11"), nullptr);
   EXPECT_FALSE(res(f, "libcusolver.so.11")->path.has());
+}
+
+// `verify --libs /opt/cuda11/lib`: a folder on no search path (cuBLAS 11 unpacked from Debian's libcublas11) is
+// listed because the user named it, and only then.
+TEST(Libraries, FolderNamedByTheUserIsListed) {
+  test::FixtureOs fx("libs/linux_deps", {});
+  const std::string blas = "/opt/cuda11/lib/libcublas.so.11.11.3.6";
+  EXPECT_EQ(copy_at(collect(fx, Layout::posix, {}, "/etc/no-cache"), blas), nullptr);
+  const LibraryFacts f = collect(fx, Layout::posix, {}, "/etc/no-cache", {"/opt/cuda11/lib"});
+  const LibraryCopy* c = copy_at(f, blas);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->origin, "--libs");
+  EXPECT_EQ(c->soname, "libcublas.so.11");
+  EXPECT_EQ(c->version.value_or(""), "11.11.3.6");
+  const Dependency* lt = need(c->needs, "libcublasLt.so.11");  // found beside it, through its RPATH
+  ASSERT_NE(lt, nullptr);
+  EXPECT_EQ(lt->path.value_or(""), "/opt/cuda11/lib/libcublasLt.so.11");
+  EXPECT_EQ(count_path(f, blas), 1u);
 }
 
 TEST(Libraries, RpathComesBeforeLdLibraryPathAndRunpathAfter) {

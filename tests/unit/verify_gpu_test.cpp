@@ -348,7 +348,28 @@ TEST(RestrictLibraries, EachSourceGivesItsOwnFilesOrSaysWhatItLacks) {
   EXPECT_FALSE(restrict_libraries(&req, s, "/usr/local/cuda-13.0", &why));
   EXPECT_NE(why.find("cuDNN"), std::string::npos) << why;
   EXPECT_EQ(why.find("cuBLAS"), std::string::npos) << why;
+  EXPECT_NE(why.find("--libs /usr/local/cuda-13.0,system"), std::string::npos) << why;  // the way out
   EXPECT_EQ(req.cublas, sys.cublas);  // untouched on failure
+
+  // Several sources: each library from the first that has it.
+  req = sys;
+  ASSERT_TRUE(restrict_libraries(&req, s, "/usr/local/cuda-13.0, system", &why)) << why;
+  ASSERT_FALSE(req.cublas.empty());
+  for (const auto& file : req.cublas) EXPECT_EQ(file.rfind("/usr/local/cuda-13.0/", 0), 0u) << file;
+  EXPECT_EQ(req.cudnn_dir, sys.cudnn_dir);  // the machine's pick: the folder has none
+  EXPECT_EQ(req.cudnn_files, sys.cudnn_files);
+  req = sys;  // torch's cuBLAS first, then the system's cuDNN is never reached: torch has its own
+  ASSERT_TRUE(restrict_libraries(&req, s, "torch,system", &why)) << why;
+  EXPECT_EQ(req.cudnn_dir, sp + "nvidia/cudnn/lib");
+  req = sys;  // the system's cuBLAS, torch's cuDNN
+  ASSERT_TRUE(restrict_libraries(&req, s, "system,torch", &why)) << why;
+  EXPECT_EQ(req.cublas, sys.cublas);
+  EXPECT_EQ(req.cudnn_dir, "/usr/lib/x86_64-linux-gnu");
+  req = sys;  // a source that cannot be is an error even when another would do
+  EXPECT_FALSE(restrict_libraries(&req, s, "system,relative/folder", &why));
+  EXPECT_NE(why.find("relative/folder"), std::string::npos) << why;
+  EXPECT_EQ(library_sources(" /a ,system,, torch "), (std::vector<std::string>{"/a", "system", "torch"}));
+  EXPECT_EQ(library_folders("/a,system,torch,relative,/b"), (std::vector<std::string>{"/a", "/b"}));
 
   EXPECT_FALSE(restrict_libraries(&req, s, "tensorflow", &why));
   EXPECT_NE(why.find("no Python environment"), std::string::npos) << why;
