@@ -49,19 +49,27 @@ run_variant() {
   esac
 }
 bench_rounds=${BENCH_ROUNDS:-$rounds}
+# PARTS: which parts run (default all: tests verify memory bench); ROUND_FROM numbers the bench rounds of a
+# second call so that its files add to the first's.
+parts=" ${PARTS:-tests verify memory bench} "
+part() { [[ $parts == *" $1 "* ]]; }
+round_from=${ROUND_FROM:-1}
+old=$D/old/libgpuready-cuda.so
 { nvidia-smi; $exe probe; } > "$out/probe.txt" 2>&1
+if part tests; then
 echo "== gpu_train_engine_test"
 build/default/gpu/gpu_train_engine_test > "$out/train_engine_test.txt" 2>&1
 grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|normalised" "$out/train_engine_test.txt" | tail -12
 echo "== gpu_module_test"
 build/default/tests/gpu_module_test > "$out/module_test.txt" 2>&1
 grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure" "$out/module_test.txt" | tail -6
-old=$D/old/libgpuready-cuda.so
 if [[ -x build/default/tests/gpu_bench_test ]]; then
   echo "== gpu_bench_test"
   build/default/tests/gpu_bench_test > "$out/bench_test.txt" 2>&1
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|peak GPU" "$out/bench_test.txt" | tail -8
 fi
+fi
+if part verify; then
 checks=(-t gemm.fp32 -t gemm.tf32 -t gemm.fp16 -t gemm.bf16 -t cudnn.conv_fwd -t cudnn.conv_bwd_data -t cudnn.conv_bwd_filter -t memory.pattern)
 for r in $(seq 1 "$rounds"); do
   for v in "${variants[@]}"; do
@@ -87,9 +95,10 @@ for (key, libs), cs in sorted(rows.items()):
     med = statistics.median(vals) if vals else None
     print(f"{key:<24} {libs:<7} {st:<5} {med if med is None else round(med, 1)} {cs[-1].get('unit', '')}  {cs[-1]['detail'][:150]}")
 PY
-echo "== memory: PyTorch eager's, measured as gpuready measures its own (bench/pytorch_cnn.py)"
+fi
+part memory && echo "== memory: PyTorch eager's, measured as gpuready measures its own (bench/pytorch_cnn.py)"
 cases=("28|--images 75000 --batch 128 --epochs 3" "128|--images 12500 --size 128x128x3 --batch 64 --epochs 3")
-for c in "${cases[@]}"; do
+part memory && for c in "${cases[@]}"; do
   for p in fp32 bf16; do
     name=${c%%|*}; args=${c#*|}
     # shellcheck disable=SC2086 # args are several words
@@ -97,8 +106,8 @@ for c in "${cases[@]}"; do
   done
 done
 echo "== bench"
-bench_done=0
-for r in $(seq 1 "$bench_rounds"); do
+bench_done=$((round_from - 1))
+part bench && for r in $(seq "$round_from" $((round_from + bench_rounds - 1))); do
   if (( SECONDS > stop_after )); then echo "bench: stopped before round $r (STOP_AFTER=$stop_after s)"; break; fi
   for c in "${cases[@]}"; do
     for p in ${PRECISIONS:-fp32 tf32 bf16}; do
