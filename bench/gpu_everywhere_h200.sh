@@ -90,7 +90,7 @@ for libs in ("system", "torch", "old", "cuda11"):
             rows.setdefault((c["key"], libs), []).append(c)
 print("== verify (median of rounds)")
 for (key, libs), cs in sorted(rows.items()):
-    vals = [c.get("value") for c in cs if isinstance(c.get("measured"), (int, float))]
+    vals = [c.get("value") for c in cs if isinstance(c.get("value"), (int, float))]
     st = ",".join(sorted(set(c["status"] for c in cs)))
     med = statistics.median(vals) if vals else None
     print(f"{key:<24} {libs:<7} {st:<5} {med if med is None else round(med, 1)} {cs[-1].get('unit', '')}  {cs[-1]['detail'][:150]}")

@@ -521,12 +521,24 @@ std::vector<Check> judge_gpu(const GpuReply& r, const std::vector<std::string>& 
     if (r.device.clock_mhz > 0) from_module.sm_clock_max_mhz = Fact<int>(r.device.clock_mhz);
     g = &from_module;
   }
+  // Which cuBLAS ran the products: the file the module opened and its libcublasLt, as mapped in the process.
+  std::string cublas_files;
+  if (!r.cublas_path.empty()) {
+    std::vector<std::string> files{r.cublas_path};
+    for (const auto& f : r.loaded)
+      if (parse::ascii_lower(path_file_name(f)).find("cublas") != std::string::npos &&
+          path_file_name(f) != path_file_name(r.cublas_path))
+        files.push_back(f);
+    cublas_files = fmt::format("; cuBLAS {}.{}.{}: {}", r.cublas_version / 10000, r.cublas_version % 10000 / 100,
+                               r.cublas_version % 100, fmt::join(files, ", "));
+  }
   for (const auto& x : r.gemm) {
     if (!x.skip.empty() || !x.error.empty()) {
       out.push_back(from_skip_or_error(x.key, "TFLOP/s", x.skip, x.error, x.method));
       continue;
     }
-    Check c = rate_check(x.key, x.method, 2.0 * x.m * static_cast<double>(x.n) * x.k, x.seconds, x.clocks);
+    Check c = rate_check(x.key, x.method + cublas_files, 2.0 * x.m * static_cast<double>(x.n) * x.k, x.seconds,
+                         x.clocks);
     const PointCheck pc = check_points(
         x.points, [&](std::uint64_t i) { return gemm_reference(x, i); }, tolerance_of(x.key),
         [&](std::uint64_t i) { return gemm_where(x, i); });
@@ -589,9 +601,9 @@ std::vector<Check> judge_gpu(const GpuReply& r, const std::vector<std::string>& 
           dirs.insert(path_folder(f));
           files.push_back(path_file_name(f));
         }
-      c.detail = fmt::format("cuDNN {} (built with CUDA runtime {}) from {}: {} file(s) loaded",
+      c.detail = fmt::format("cuDNN {} (built with CUDA runtime {}) from {}: {} file(s) loaded ({})",
                              version_of_cudnn(r.cudnn_version), version_of_cuda(r.cudnn_cudart_version),
-                             path_folder(r.cudnn_path), files.size());
+                             path_folder(r.cudnn_path), files.size(), fmt::join(files, ", "));
       c.method =
           "cudnnGetVersion / cudnnGetCudartVersion after loading the set by full path, sub-libraries first; the "
           "files mapped in the process listed afterwards";

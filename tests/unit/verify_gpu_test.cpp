@@ -270,9 +270,24 @@ TEST(JudgeGpu, MemoryFaultsAndMixedCudnnSets) {
   EXPECT_NE(load->detail.find("cuDNN 9.14.0"), std::string::npos) << load->detail;
   EXPECT_NE(load->detail.find("2 folders"), std::string::npos) << load->detail;
   r.loaded.pop_back();
-  EXPECT_EQ(
-      find(judge_gpu(r, {"cudnn.conv_fwd"}, h200_snapshot(), knowledge::Compat::embedded()), "cudnn.load")->status,
-      Status::pass);
+  const Check* one_set = find(judge_gpu(r, {"cudnn.conv_fwd"}, h200_snapshot(), knowledge::Compat::embedded()), "cudnn.load");
+  EXPECT_EQ(one_set->status, Status::pass);
+  EXPECT_NE(one_set->detail.find("(libcudnn.so.9, libcudnn_graph.so.9)"), std::string::npos) << one_set->detail;
+}
+
+// The report names the very cuBLAS files the products ran on (verify --libs /opt/cublas11,system on the H200).
+TEST(JudgeGpu, GemmNamesTheCublasFilesItRanOn) {
+  GpuReply r = h200_reply();
+  r.cublas_path = "/tmp/c11/libcublas.so.11";
+  r.cublas_version = 111103;
+  r.loaded = {"/tmp/c11/libcublas.so.11", "/tmp/c11/libcublasLt.so.11", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"};
+  r.gemm.push_back(timed_gemm("gemm.fp32", 51));
+  const auto checks = judge_gpu(r, {"gemm.fp32"}, h200_snapshot(), knowledge::Compat::embedded());
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_NE(checks[0].method.find("cuBLAS 11.11.3: /tmp/c11/libcublas.so.11, /tmp/c11/libcublasLt.so.11"),
+            std::string::npos)
+      << checks[0].method;
+  EXPECT_EQ(checks[0].method.find("cudnn"), std::string::npos) << checks[0].method;
 }
 
 TEST(FillLibraries, TheLoadersPicksFirstAndNothingNewerThanTheDriver) {
