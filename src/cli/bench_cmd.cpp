@@ -53,6 +53,22 @@ struct BenchCmdOptions {
 constexpr const char* kProgressPrefix = "gpuready-bench-progress: ";
 
 // The data the flags describe, split; false with the message printed.
+// After the split: *data holds the set's description again (shape, classes, source, skipped; its images are the
+// split's now); false when no image is left to train on.
+bool keep_description(train::Dataset* data, const train::Split& split, std::size_t total) {
+  data->shape = split.train.shape;
+  data->classes = split.train.classes;
+  data->class_names = split.train.class_names;
+  data->source = split.train.source;
+  data->skipped = split.train.skipped;
+  data->skipped_examples = split.train.skipped_examples;
+  if (split.train.size() == 0) {
+    std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", total);
+    return false;
+  }
+  return true;
+}
+
 bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, train::Split* split) {
   std::optional<train::Shape> shape;
   if (!o.size.empty()) {
@@ -63,7 +79,6 @@ bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, tr
       return false;
     }
   }
-  bool own_test = false;  // the data's own test split (t10k-*) is the held-out set
   if (o.data.empty()) {
     train::SyntheticOptions so;
     so.images = o.images;
@@ -91,19 +106,19 @@ bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, tr
                    train::shape_to_string(data->shape).c_str(), data->classes);
       return false;
     }
-    own_test = test.has_value();
     if (test) {
-      *split = train::split(*data, 0.0, o.seed);  // every training image, shuffled
+      data->source += "; held out: the data's own test split, " + test->source;
+      const std::size_t total = data->size();
+      *split = train::split(std::move(*data), 0.0, o.seed);  // every training image, shuffled
       split->test = std::move(*test);
-      data->source += "; held out: the data's own test split, " + split->test.source;
+      return keep_description(data, *split, total);
     }
   }
-  if (!own_test) *split = train::split(*data, o.test_fraction, o.seed);
-  if (split->train.size() == 0) {
-    std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", data->size());
-    return false;
-  }
-  return true;
+  const std::size_t total = data->size();
+  // Split in the data's own memory (the peak is the data and the held-out copy, not twice the data); *data keeps
+  // only its description.
+  *split = train::split(std::move(*data), o.test_fraction, o.seed);
+  return keep_description(data, *split, total);
 }
 
 // The flags that make the child load the same data.
@@ -198,6 +213,9 @@ int run_bench_cmd(const BenchCmdOptions& o) {
   report.train_images = static_cast<long long>(split.train.size());
   report.test_images = static_cast<long long>(split.test.size());
   report.skipped = data.skipped;
+  // Each engine's child loads the images itself: this process needs only their counts from here on.
+  split.train.images = {};
+  split.test.images = {};
   std::vector<std::string> devices;
   if (o.device == "all" || o.device == "cpu") devices.push_back("cpu");
   if (o.device == "all" || o.device == "gpu") devices.push_back("gpu");

@@ -553,44 +553,95 @@ std::optional<Dataset> load_official_test(const Fs& fs, const std::string& path,
   return std::nullopt;
 }
 
-Split split(const Dataset& d, double test_fraction, std::uint64_t seed) {
+namespace {
+
+// Which images go to each side, in their final (shuffled) order; images whose label is out of range go nowhere.
+void split_indices(const Dataset& d, double test_fraction, std::uint64_t seed, std::vector<std::size_t>* train_idx,
+                   std::vector<std::size_t>* test_idx) {
   if (!(test_fraction > 0.0)) test_fraction = 0.0;  // NaN too
   test_fraction = std::min(test_fraction, 1.0);
   SplitMix64 rng(seed ^ 0x5EED5EED5EED5EEDull);
   std::vector<std::vector<std::size_t>> by_class(static_cast<std::size_t>(std::max(d.classes, 0)));
   for (std::size_t i = 0; i < d.size(); ++i)
     if (d.labels[i] >= 0 && d.labels[i] < d.classes) by_class[static_cast<std::size_t>(d.labels[i])].push_back(i);
-  std::vector<std::size_t> train_idx, test_idx;
   for (auto& members : by_class) {
     const std::size_t n = members.size();
     shuffle(members, rng);
     auto n_test = static_cast<std::size_t>(std::llround(static_cast<double>(n) * test_fraction));
     if (n >= 2 && test_fraction > 0.0 && test_fraction < 1.0) n_test = std::clamp<std::size_t>(n_test, 1, n - 1);
     n_test = std::min(n_test, n);
-    test_idx.insert(test_idx.end(), members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n_test));
-    train_idx.insert(train_idx.end(), members.begin() + static_cast<std::ptrdiff_t>(n_test), members.end());
+    test_idx->insert(test_idx->end(), members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n_test));
+    train_idx->insert(train_idx->end(), members.begin() + static_cast<std::ptrdiff_t>(n_test), members.end());
   }
-  auto make = [&](std::vector<std::size_t>& idx) {
-    shuffle(idx, rng);
-    Dataset out;
-    out.shape = d.shape;
-    out.classes = d.classes;
-    out.class_names = d.class_names;
-    out.source = d.source;
-    out.skipped = d.skipped;
-    out.skipped_examples = d.skipped_examples;
-    const std::size_t floats = d.shape.floats();
-    out.images.reserve(idx.size() * floats);
-    out.labels.reserve(idx.size());
-    for (std::size_t i : idx) {
-      out.images.insert(out.images.end(), d.image(i), d.image(i) + floats);
-      out.labels.push_back(d.labels[i]);
-    }
-    return out;
-  };
+  shuffle(*train_idx, rng);
+  shuffle(*test_idx, rng);
+}
+
+// A set with d's description and the images idx names, copied.
+Dataset gather(const Dataset& d, const std::vector<std::size_t>& idx) {
+  Dataset out;
+  out.shape = d.shape;
+  out.classes = d.classes;
+  out.class_names = d.class_names;
+  out.source = d.source;
+  out.skipped = d.skipped;
+  out.skipped_examples = d.skipped_examples;
+  const std::size_t floats = d.shape.floats();
+  out.images.reserve(idx.size() * floats);
+  out.labels.reserve(idx.size());
+  for (std::size_t i : idx) {
+    out.images.insert(out.images.end(), d.image(i), d.image(i) + floats);
+    out.labels.push_back(d.labels[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Split split(const Dataset& d, double test_fraction, std::uint64_t seed) {
+  std::vector<std::size_t> train_idx, test_idx;
+  split_indices(d, test_fraction, seed, &train_idx, &test_idx);
   Split s;
-  s.train = make(train_idx);
-  s.test = make(test_idx);
+  s.train = gather(d, train_idx);
+  s.test = gather(d, test_idx);
+  return s;
+}
+
+Split split(Dataset&& d, double test_fraction, std::uint64_t seed) {
+  std::vector<std::size_t> train_idx, test_idx;
+  split_indices(d, test_fraction, seed, &train_idx, &test_idx);
+  Split s;
+  s.test = gather(d, test_idx);  // the smaller side, copied
+  // The training side in d's own buffer: image j becomes image train_idx[j], moved in place along the cycles of
+  // a permutation that continues train_idx with the images left over (their places are cut off afterwards).
+  const std::size_t n = d.size(), floats = d.shape.floats(), kept = train_idx.size();
+  std::vector<std::size_t> from = std::move(train_idx);
+  std::vector<char> used(n, 0), done(n, 0);
+  for (std::size_t i : from) used[i] = 1;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!used[i]) from.push_back(i);
+  std::vector<int> labels(kept);
+  for (std::size_t j = 0; j < kept; ++j) labels[j] = d.labels[from[j]];
+  std::vector<float> held(floats);
+  float* img = d.images.data();
+  for (std::size_t start = 0; start < kept; ++start) {
+    if (done[start] || from[start] == start) continue;
+    std::copy(img + start * floats, img + (start + 1) * floats, held.begin());
+    std::size_t j = start;
+    while (true) {
+      done[j] = 1;
+      const std::size_t k = from[j];
+      if (k == start) {
+        std::copy(held.begin(), held.end(), img + j * floats);
+        break;
+      }
+      std::copy(img + k * floats, img + (k + 1) * floats, img + j * floats);
+      j = k;
+    }
+  }
+  d.images.resize(kept * floats);  // no reallocation: the cut-off tail stays reserved, not copied
+  d.labels = std::move(labels);
+  s.train = std::move(d);
   return s;
 }
 

@@ -114,6 +114,9 @@ struct Split {
   Dataset train, test;
 };
 Split split(const Dataset& d, double test_fraction, std::uint64_t seed);
+// The same split, made in d's own memory: the training side keeps d's buffer (its images moved into place), only the
+// held-out side is copied, so the peak is d plus the held-out images rather than twice d.
+Split split(Dataset&& d, double test_fraction, std::uint64_t seed);
 
 // The generator every random choice here uses: splitmix64, written out so the same seed gives the same numbers with
 // every compiler and standard library (std:: distributions do not).
