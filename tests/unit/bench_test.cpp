@@ -208,20 +208,25 @@ TEST(Bench, AGpuThatIsNotFasterIsExplainedByTheFacts) {
 }
 
 // The engine's process holds the data once and its held-out copy, not the data twice (the split is made in the
-// data's own memory): 1,000 images of 128x128x3 are 197 MB; the fake engine adds nothing of its own.
+// data's own memory): 1,000 images of 128x128x3 are 197 MB; the fake engine adds nothing of its own. What the
+// process holds beyond the data (libraries, and under ASan its shadow) is measured on 10 images and taken off.
 TEST(Bench, TheEnginesProcessHoldsTheDataOnce) {
   if (!std::filesystem::exists(fake_engine())) GTEST_SKIP() << fake_engine() << " was not built";
-  const ProcResult r = run({"bench", "--device", "gpu", "--images", "1000", "--size", "128x128x3", "--epochs", "0",
-                            "--json"},
-                           120, {{"GPUREADY_CUDA_MODULE", fake_engine()}, {"GPUREADY_FAKE_ENGINE", "answer"}});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto j = nlohmann::json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
-  const auto& peak = j["runs"][0]["host_peak_bytes"];
-  if (!peak.is_number()) GTEST_SKIP() << "this OS does not report the child's peak memory";
+  auto peak = [](int images) {
+    const ProcResult r = run({"bench", "--device", "gpu", "--images", std::to_string(images), "--size", "128x128x3",
+                              "--epochs", "0", "--json"},
+                             120, {{"GPUREADY_CUDA_MODULE", fake_engine()}, {"GPUREADY_FAKE_ENGINE", "answer"}});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out << r.err;
+    const auto& p = j.is_discarded() ? nlohmann::json() : j["runs"][0]["host_peak_bytes"];
+    return p.is_number() ? p.get<double>() : -1.0;
+  };
+  const double small = peak(10), big = peak(1000);
+  if (small < 0 || big < 0) GTEST_SKIP() << "this OS does not report the child's peak memory";
   const double data = 1000.0 * 128 * 128 * 3 * sizeof(float);
-  EXPECT_GT(peak.get<double>(), data);
-  EXPECT_LT(peak.get<double>(), 1.5 * data) << "twice the data (the split copied)";
+  EXPECT_GT(big - small, data);
+  EXPECT_LT(big - small, 1.75 * data) << "twice the data (the split copied)";
 }
 
 // The GPU engine runs in the child `gpuready __bench-engine`: its answer comes back, a child that

@@ -270,7 +270,9 @@ TEST(JudgeGpu, MemoryFaultsAndMixedCudnnSets) {
   EXPECT_NE(load->detail.find("cuDNN 9.14.0"), std::string::npos) << load->detail;
   EXPECT_NE(load->detail.find("2 folders"), std::string::npos) << load->detail;
   r.loaded.pop_back();
-  const Check* one_set = find(judge_gpu(r, {"cudnn.conv_fwd"}, h200_snapshot(), knowledge::Compat::embedded()), "cudnn.load");
+  const auto checks_one_set = judge_gpu(r, {"cudnn.conv_fwd"}, h200_snapshot(), knowledge::Compat::embedded());
+  const Check* one_set = find(checks_one_set, "cudnn.load");
+  ASSERT_TRUE(one_set);
   EXPECT_EQ(one_set->status, Status::pass);
   EXPECT_NE(one_set->detail.find("(libcudnn.so.9, libcudnn_graph.so.9)"), std::string::npos) << one_set->detail;
 }
