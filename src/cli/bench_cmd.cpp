@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "parse/child_reply.h"
 #include "platform/child.h"
 #include "probe/probe.h"
 #include "train/bench.h"
@@ -172,7 +173,9 @@ train::TrainReply run_engine_child(const Os& os, const BenchCmdOptions& o, const
     return failed;
   }
   try {
-    return nlohmann::json::parse(r.out).get<train::TrainReply>();
+    // The reply is the child's last JSON line: oneDNN (ONEDNN_VERBOSE) or cuDNN logging may print beside it.
+    if (auto reply = parse::child_reply(r.out)) return reply->get<train::TrainReply>();
+    throw std::runtime_error("no reply");
   } catch (const std::exception&) {
     failed.error = fmt::format("{}'s process ({}) gave no result{}", engine, run.how, said.empty() ? "" : ": " + said);
     return failed;

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "doctor/doctor.h"
+#include "parse/child_reply.h"
 #include "platform/child.h"
 #include "probe/nvidia_driver.h"
 #include "report/verify_console.h"
@@ -115,7 +116,9 @@ std::vector<verify::Check> run_copies(const Os& os, const VerifyCmdOptions& o, c
   verify::CopyReport report;
   try {
     const std::string& out = run.proc.out;
-    report = nlohmann::json::parse(out.substr(0, out.find('\n'))).get<verify::CopyReport>();
+    auto j = parse::child_reply(out);
+    if (!j) throw std::runtime_error("no reply");
+    report = j->get<verify::CopyReport>();
   } catch (const std::exception&) {
     return {verify::failed("copy", "no report: " + run.summary("the copy child", 300))};
   }
@@ -216,7 +219,9 @@ std::vector<verify::Check> run_gpu_request(const Os& os, const VerifyCmdOptions&
   verify::GpuReply reply;
   try {
     const std::string& out = run.proc.out;
-    reply = nlohmann::json::parse(out.substr(0, out.find('\n'))).get<verify::GpuReply>();
+    auto j = parse::child_reply(out);
+    if (!j) throw std::runtime_error("no reply");
+    reply = j->get<verify::GpuReply>();
   } catch (const std::exception&) {
     std::vector<verify::Check> out;
     for (const auto& k : want) out.push_back(verify::failed(k, "no report: " + run.summary("the GPU child", 300)));

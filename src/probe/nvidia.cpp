@@ -13,6 +13,7 @@
 
 #include "core/step_log.h"
 #include "core/version.h"
+#include "parse/child_reply.h"
 #include "parse/clean_text.h"
 #include "parse/driver_version.h"
 #include "platform/child.h"
@@ -155,8 +156,8 @@ void collect_via_child(const Os& os, const ProbeOptions& opts, NvidiaDriverFacts
   NvidiaDriverFacts child;
   bool parsed = false;
   std::string parse_error;
-  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
-  if (!j.is_discarded() && j.is_object()) {
+  const nlohmann::json j = parse::child_reply(r.out).value_or(nlohmann::json());
+  if (j.is_object()) {
     try {
       child = j.get<NvidiaDriverFacts>();
       parsed = true;

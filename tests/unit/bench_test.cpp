@@ -59,6 +59,20 @@ TEST(Bench, TheCpuEngineLearnsTheSyntheticSetWellAboveChance) {
   EXPECT_LT(cpu["host_peak_bytes"].get<double>(), 4.0 * (1u << 30));
 }
 
+// A user's ONEDNN_VERBOSE makes oneDNN print a line per primitive on the engine child's stdout, beside its reply:
+// the run must still come back (the reply is the child's last JSON line).
+TEST(Bench, TheCpuEngineRunsWithOneDnnVerboseSet) {
+  if (!cpu_module_built()) GTEST_SKIP() << "the CPU module was not built (oneDNN: apt install libdnnl-dev)";
+  const ProcResult r = run({"bench", "--device", "cpu", "--images", "200", "--epochs", "1", "--json"}, 300,
+                           {{"ONEDNN_VERBOSE", "1"}, {"DNNL_VERBOSE", "1"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  const auto& cpu = j["runs"][0];
+  EXPECT_EQ(cpu["error"], "") << cpu.dump();
+  EXPECT_TRUE(cpu["epoch_seconds"].is_number()) << cpu.dump();
+}
+
 TEST(Bench, EtaFromTheSteadyPaceAfterTheFirstEpoch) {
   // Nothing before the second epoch begins (the first also searches algorithms).
   EXPECT_EQ(train::eta_text(0, 50, 100, 4, 0, 10.0), "");

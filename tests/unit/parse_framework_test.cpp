@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parse/child_reply.h"
 #include "parse/framework_answer.h"
 
 using namespace gpuready;
@@ -707,3 +708,34 @@ TEST(FrameworkOutput, FitsWhenExactlyMaxAndEmptyWhenMaxIsTiny) {
   EXPECT_EQ(framework_output("", err, 0), "");
   EXPECT_EQ(framework_output("", "", 0), "");
 }
+
+// parse::child_reply: the reply of gpuready's own children is their last JSON line, whatever the libraries they
+// load print beside it (oneDNN's verbose lines, cuDNN's log, a driver's warning).
+namespace {
+using gpuready::parse::child_reply;
+
+TEST(ChildReply, TheLastJsonObjectLineWhateverIsPrintedAround) {
+  ASSERT_TRUE(child_reply("{\"a\":1}\n"));
+  EXPECT_EQ((*child_reply("{\"a\":1}"))["a"], 1);
+  // oneDNN 2.6 with ONEDNN_VERBOSE=1, before the reply (as the CPU engine's child printed it).
+  const std::string onednn =
+      "onednn_verbose,info,oneDNN v2.6.3 (commit N/A)\n"
+      "onednn_verbose,info,cpu,runtime:OpenMP\n"
+      "onednn_verbose,exec,cpu,convolution,gemm:jit,forward_training,src_f32::blocked:abcd:f0,,alg:convolution_direct,"
+      "mb64_ic3oc32_ih128oh126kh3sh1dh0ph0_iw128ow126kw3sw1dw0pw0,12.3\n"
+      "{\"engine\":\"oneDNN 2.6.3\",\"epochs\":[]}\r\n";
+  auto j = child_reply(onednn);
+  ASSERT_TRUE(j);
+  EXPECT_EQ((*j)["engine"], "oneDNN 2.6.3");
+  // A line printed after the reply, and an earlier JSON line that is not the reply.
+  j = child_reply("{\"early\":true}\n{\"reply\":2}\nwarning: something at exit\n\n");
+  ASSERT_TRUE(j);
+  EXPECT_EQ((*j)["reply"], 2);
+  // Not objects, not JSON, too deep, nothing at all.
+  EXPECT_FALSE(child_reply("[1,2]\n42\n\"x\"\n"));
+  EXPECT_FALSE(child_reply("{not json}\n{\"cut\":"));
+  EXPECT_FALSE(child_reply(std::string(100, '{') + std::string(100, '}')));
+  EXPECT_FALSE(child_reply(""));
+  EXPECT_FALSE(child_reply("\n\n"));
+}
+}  // namespace
