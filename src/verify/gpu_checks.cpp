@@ -293,14 +293,21 @@ bool restrict_libraries(GpuRequest* req, const Snapshot& s, const std::string& l
   }
   if (!blas || !dnn) {
     std::vector<std::string> looked;
-    for (const auto& src : sources)
-      looked.push_back(src.system                                       ? std::string("among the system's picks")
-                       : src.roots.size() == 1 && src.roots[0] == src.name ? "under " + src.name
-                                                                           : fmt::format("under {} ({})", fmt::join(src.roots, ", "), src.name));
+    for (const auto& src : sources) {
+      if (src.system)
+        looked.push_back("among the system's picks");
+      else if (src.roots.size() == 1 && src.roots[0] == src.name)
+        looked.push_back("under " + src.name);
+      else
+        looked.push_back(fmt::format("under {} ({})", fmt::join(src.roots, ", "), src.name));
+    }
     const std::string missing = !blas && !dnn ? "cuBLAS and no complete cuDNN" : !blas ? "cuBLAS" : "complete cuDNN";
+    // One library there and not the other: the machine's copy of the other can be named too.
+    const bool one_lacking = (blas != nullptr) != (dnn != nullptr);
+    const bool has_system = std::find(names.begin(), names.end(), "system") != names.end();
     *why = fmt::format("--libs {}: the probe found no {} that this driver can run {}{}", libs, missing,
                        fmt::join(looked, "; "),
-                       names.size() == 1 && names[0] != "system"
+                       one_lacking && !has_system
                            ? fmt::format(" (to take the other library from the machine's picks: --libs {},system)", libs)
                            : std::string());
     return false;

@@ -382,6 +382,10 @@ TEST(RestrictLibraries, EachSourceGivesItsOwnFilesOrSaysWhatItLacks) {
   ASSERT_TRUE(restrict_libraries(&req, s, "system,torch", &why)) << why;
   EXPECT_EQ(req.cublas, sys.cublas);
   EXPECT_EQ(req.cudnn_dir, "/usr/lib/x86_64-linux-gnu");
+  req = sys;  // a folder with neither: no "take the other" advice
+  EXPECT_FALSE(restrict_libraries(&req, s, "/opt/nothing-here", &why));
+  EXPECT_NE(why.find("no cuBLAS and no complete cuDNN"), std::string::npos) << why;
+  EXPECT_EQ(why.find(",system"), std::string::npos) << why;
   req = sys;  // a source that cannot be is an error even when another would do
   EXPECT_FALSE(restrict_libraries(&req, s, "system,relative/folder", &why));
   EXPECT_NE(why.find("relative/folder"), std::string::npos) << why;
