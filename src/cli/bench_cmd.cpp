@@ -53,16 +53,10 @@ struct BenchCmdOptions {
 
 constexpr const char* kProgressPrefix = "gpuready-bench-progress: ";
 
-// The data the flags describe, split; false with the message printed.
-// After the split: *data holds the set's description again (shape, classes, source, skipped; its images are the
-// split's now); false when no image is left to train on.
+// After the split: *data holds the set's description again (its images are the split's now); false when no image
+// is left to train on.
 bool keep_description(train::Dataset* data, const train::Split& split, std::size_t total) {
-  data->shape = split.train.shape;
-  data->classes = split.train.classes;
-  data->class_names = split.train.class_names;
-  data->source = split.train.source;
-  data->skipped = split.train.skipped;
-  data->skipped_examples = split.train.skipped_examples;
+  *data = train::description_of(split.train);
   if (split.train.size() == 0) {
     std::fprintf(stderr, "gpuready bench: no training images (%zu in the data)\n", total);
     return false;
@@ -70,6 +64,7 @@ bool keep_description(train::Dataset* data, const train::Split& split, std::size
   return true;
 }
 
+// The data the flags describe, split; false with the message printed.
 bool load_split(const Os& os, const BenchCmdOptions& o, train::Dataset* data, train::Split* split) {
   std::optional<train::Shape> shape;
   if (!o.size.empty()) {

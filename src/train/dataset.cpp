@@ -579,13 +579,7 @@ void split_indices(const Dataset& d, double test_fraction, std::uint64_t seed, s
 
 // A set with d's description and the images idx names, copied.
 Dataset gather(const Dataset& d, const std::vector<std::size_t>& idx) {
-  Dataset out;
-  out.shape = d.shape;
-  out.classes = d.classes;
-  out.class_names = d.class_names;
-  out.source = d.source;
-  out.skipped = d.skipped;
-  out.skipped_examples = d.skipped_examples;
+  Dataset out = description_of(d);
   const std::size_t floats = d.shape.floats();
   out.images.reserve(idx.size() * floats);
   out.labels.reserve(idx.size());
@@ -597,6 +591,17 @@ Dataset gather(const Dataset& d, const std::vector<std::size_t>& idx) {
 }
 
 }  // namespace
+
+Dataset description_of(const Dataset& d) {
+  Dataset out;
+  out.shape = d.shape;
+  out.classes = d.classes;
+  out.class_names = d.class_names;
+  out.source = d.source;
+  out.skipped = d.skipped;
+  out.skipped_examples = d.skipped_examples;
+  return out;
+}
 
 Split split(const Dataset& d, double test_fraction, std::uint64_t seed) {
   std::vector<std::size_t> train_idx, test_idx;

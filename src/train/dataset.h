@@ -117,6 +117,8 @@ Split split(const Dataset& d, double test_fraction, std::uint64_t seed);
 // The same split, made in d's own memory: the training side keeps d's buffer (its images moved into place), only the
 // held-out side is copied, so the peak is d plus the held-out images rather than twice d.
 Split split(Dataset&& d, double test_fraction, std::uint64_t seed);
+// d's description without its images and labels: shape, classes, class names, source, what was skipped.
+Dataset description_of(const Dataset& d);
 
 // The generator every random choice here uses: splitmix64, written out so the same seed gives the same numbers with
 // every compiler and standard library (std:: distributions do not).
