@@ -8,6 +8,9 @@ does not depend on what the pixels show), 80% trained on as gpuready's default s
 batches of --batch with the last partial batch kept. GPU: the data resident on the GPU. An epoch is timed from its
 first batch to the last update (torch.cuda.synchronize at both ends); one first epoch, then --epochs timed ones, the
 median reported. CPU: torch.set_num_threads(--threads, default every core).
+--mode: eager (default); channels_last (the model and each batch in NHWC, oneDNN's preferred layout on the CPU);
+compile (torch.compile of the model, default mode: Inductor's generated C++/Triton code; its compile time falls in
+the first epoch); compile-max (mode="max-autotune"). A mode that fails reports {"error": ...} for that device.
 --precision (GPU, as gpuready's): fp32 = no TF32 anywhere (torch.backends.cudnn.allow_tf32 = False and
 torch.backends.cuda.matmul.allow_tf32 = False); tf32 = both allowed; bf16 = autocast to bfloat16 (fp32 weights);
 torch = PyTorch's own default (TF32 for convolutions, not for matrix products).
@@ -51,7 +54,16 @@ def run(device, a, c, h, w):
     x = torch.rand(n, c, h, w, device=device)
     y = torch.randint(0, a.classes, (n,), device=device)
     net = model(c, h, w, a.classes).to(device)
+    last = a.mode == "channels_last"
+    if last:
+        net = net.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-7)
+    fwd = net
+    if a.mode == "compile":
+        fwd = torch.compile(net)
+    elif a.mode == "compile-max":
+        fwd = torch.compile(net, mode="max-autotune")
     loss_fn = nn.CrossEntropyLoss()
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     amp = device == "cuda" and a.precision == "bf16"
@@ -67,7 +79,8 @@ def run(device, a, c, h, w):
             idx = order[i:i + a.batch]
             opt.zero_grad(set_to_none=True)
             with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=amp):
-                loss = loss_fn(net(x[idx]), y[idx])
+                xb = x[idx].contiguous(memory_format=torch.channels_last) if last else x[idx]
+                loss = loss_fn(fwd(xb), y[idx])
             loss.backward()
             opt.step()
         sync()
@@ -94,14 +107,21 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--precision", choices=["fp32", "tf32", "bf16", "torch"], default="fp32")
+    ap.add_argument("--mode", choices=["eager", "channels_last", "compile", "compile-max"], default="eager")
     a = ap.parse_args()
     h, w, c = (int(v) for v in a.size.lower().split("x"))
     torch.set_num_threads(a.threads)
     out = {}
+    def attempt(device):
+        try:
+            return run(device, a, c, h, w)
+        except Exception as e:  # a mode this PyTorch cannot run here (no compiler for Inductor, ...)
+            return {"error": f"{type(e).__name__}: {e}"[:2000]}
     if a.device in ("cpu", "all"):
-        out["cpu"] = run("cpu", a, c, h, w)
+        out["cpu"] = attempt("cpu")
     if a.device in ("gpu", "all") and torch.cuda.is_available():
-        out["gpu"] = run("cuda", a, c, h, w)
+        out["gpu"] = attempt("cuda")
+    out["mode"] = a.mode
     print(json.dumps(out))
 
 

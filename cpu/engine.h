@@ -37,8 +37,11 @@ class Engine {
   const std::vector<float>& params() const { return params_; }
   const std::vector<float>& grad() const { return grad_; }
   train::Adam& adam() { return adam_; }
-  // "oneDNN 2.6.3 (OpenMP, 16 threads)": what ran.
+  // "oneDNN 2.6.3 (16 threads)": what ran.
   static std::string describe();
+  // The implementations oneDNN chose for the full batch ("convolutions jit:avx512_core, ..."; empty before the
+  // first step of more than one image).
+  const std::string& implementations() const;
 
  private:
   struct Net;  // the primitives and buffers for one batch size
@@ -48,7 +51,6 @@ class Engine {
   train::ModelSpec m_;
   train::ParamLayout l_;
   std::vector<float> params_, grad_;
-  std::vector<double> grad_d_;
   train::Adam adam_;
   struct Impl;
   std::unique_ptr<Impl> impl_;

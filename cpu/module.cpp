@@ -51,6 +51,9 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     long long hits = 0;
     for (long long step = 0; step < r.steps_per_epoch; ++step) {
       const long long from = step * batch, n = std::min<long long>(batch, d.train_n - from);
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static)
+#endif
       for (long long i = 0; i < n; ++i) {
         const long long src = order[static_cast<size_t>(from + i)];
         std::memcpy(xb.data() + static_cast<size_t>(i) * image, d.train_images + static_cast<size_t>(src) * image,
@@ -80,6 +83,7 @@ train::TrainReply run(const train::TrainRequest& q, const gpuready_train_data& d
     er.test_loss = d.test_n ? test_loss / static_cast<double>(d.test_n) : 0;
     er.test_accuracy = d.test_n ? static_cast<double>(test_hits) / static_cast<double>(d.test_n) : 0;
     r.epochs.push_back(er);
+    if (epoch == 0 && !e.implementations().empty()) r.details.push_back("oneDNN: " + e.implementations());
   }
   return r;
 }

@@ -148,6 +148,8 @@ train::TrainReply run_engine_child(const Os& os, const BenchCmdOptions& o, const
   spec.max_output = 16u << 20;
   spec.progress_prefix = kProgressPrefix;
   spec.interrupt = [] { return interrupted(); };
+  // The CPU engine's threads: oneDNN runs on OpenMP, whose runtime takes its thread count from here when it starts.
+  if (device == "cpu" && q.threads > 0) spec.set_env["OMP_NUM_THREADS"] = std::to_string(q.threads);
   spec.on_progress = [&](std::string_view rest) {
     int epoch = 0;
     long long step = 0, steps = 0;

@@ -73,6 +73,24 @@ TEST(Bench, TheCpuEngineRunsWithOneDnnVerboseSet) {
   EXPECT_TRUE(cpu["epoch_seconds"].is_number()) << cpu.dump();
 }
 
+// --threads reaches oneDNN: the engine's child runs with OMP_NUM_THREADS (the OpenMP runtime oneDNN runs on reads it,
+// whichever compiler built the module), and the report says how many threads ran. Without it, the engine ran on
+// every core whatever --threads said.
+TEST(Bench, TheCpuEngineRunsOnTheThreadsAsked) {
+  if (!cpu_module_built()) GTEST_SKIP() << "the CPU module was not built (oneDNN: apt install libdnnl-dev)";
+  for (const char* threads : {"1", "3"}) {
+    const ProcResult r =
+        run({"bench", "--device", "cpu", "--images", "200", "--epochs", "1", "--threads", threads, "--json"}, 300);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    const auto& cpu = j["runs"][0];
+    EXPECT_EQ(cpu["error"], "") << cpu.dump();
+    EXPECT_NE(cpu["engine"].get<std::string>().find(std::string("(") + threads + " threads)"), std::string::npos)
+        << cpu.dump();
+  }
+}
+
 TEST(Bench, EtaFromTheSteadyPaceAfterTheFirstEpoch) {
   // Nothing before the second epoch begins (the first also searches algorithms).
   EXPECT_EQ(train::eta_text(0, 50, 100, 4, 0, 10.0), "");
