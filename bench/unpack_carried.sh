@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU test machine, before bench/gpu_everywhere_h200.sh: joins the three parts of the CUDA 11 cuBLAS that
 # bench/carry_cublas11.sh made (carried to $C11, default /tmp/c11, by earlier calls; the last part may still be in
-# build/c11c) and unpacks build/devx/dev.tar.xz (the stripped binaries) into build/dev. Uses xz where the machine
+# build/c11c) and unpacks build/devx/dev.tar.xz (bench/pack_device.sh: build/dev, build/benchcpu). Uses xz where the machine
 # has it, else Python's lzma.
 set -uo pipefail
 C11=${C11:-/tmp/c11}

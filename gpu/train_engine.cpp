@@ -285,22 +285,67 @@ TrainEngine::Net& TrainEngine::net(int n) {
         "cudnnFindConvolutionBackwardFilterAlgorithmEx (conv2)");
     t.bf2 = choose(got, "conv2 backward filter", t.c2bf);
   }
+  // Other batch sizes (the last, partial batch; the held-out split's) take the full batch's algorithms where cuDNN
+  // supports them at that size (its workspace query says so), else the heuristics' first choice: no fresh search,
+  // which costs seconds per size in bf16.
+  const Net* full = nullptr;
+  if (!find && n != o_.max_batch)
+    if (auto it = nets_.find(o_.max_batch); it != nets_.end()) full = it->second.get();
+  int reused = 0;
+  auto reuse = [&](const Algo& from, cudnnConvolutionDescriptor_t c, const auto& workspace_of, Algo* to) {
+    if (!full || from.algo < 0 || dnn_.cudnnSetConvolutionMathType(c, from.math) != CUDNN_STATUS_SUCCESS) return false;
+    std::size_t ws = 0;
+    if (workspace_of(from.algo, &ws) != CUDNN_STATUS_SUCCESS || ws > o_.max_workspace) return false;
+    *to = Algo{from.algo, ws, from.math};
+    ++reused;
+    return true;
+  };
   if (!find) {
-    check_dnn(dnn_.cudnnGetConvolutionForwardAlgorithm_v7(dnn_h_, t.x, w1d_, t.c1f, t.a1, 16, &got, perf),
-              "cudnnGetConvolutionForwardAlgorithm_v7 (conv1)");
-    t.fwd1 = choose(got, "conv1 forward", t.c1f);
-    check_dnn(dnn_.cudnnGetConvolutionBackwardFilterAlgorithm_v7(dnn_h_, t.x, t.a1, t.c1bf, w1d_, 16, &got, perf),
-              "cudnnGetConvolutionBackwardFilterAlgorithm_v7 (conv1)");
-    t.bf1 = choose(got, "conv1 backward filter", t.c1bf);
-    check_dnn(dnn_.cudnnGetConvolutionForwardAlgorithm_v7(dnn_h_, t.p1, w2d_, t.c2f, t.a2, 16, &got, perf),
-              "cudnnGetConvolutionForwardAlgorithm_v7 (conv2)");
-    t.fwd2 = choose(got, "conv2 forward", t.c2f);
-    check_dnn(dnn_.cudnnGetConvolutionBackwardDataAlgorithm_v7(dnn_h_, w2d_, t.a2, t.c2bd, t.p1, 16, &got, perf),
-              "cudnnGetConvolutionBackwardDataAlgorithm_v7 (conv2)");
-    t.bd2 = choose(got, "conv2 backward data", t.c2bd);
-    check_dnn(dnn_.cudnnGetConvolutionBackwardFilterAlgorithm_v7(dnn_h_, t.p1, t.a2, t.c2bf, w2d_, 16, &got, perf),
-              "cudnnGetConvolutionBackwardFilterAlgorithm_v7 (conv2)");
-    t.bf2 = choose(got, "conv2 backward filter", t.c2bf);
+    if (!reuse(full ? full->fwd1 : Algo{}, t.c1f,
+               [&](int a, std::size_t* ws) {
+                 return dnn_.cudnnGetConvolutionForwardWorkspaceSize(dnn_h_, t.x, w1d_, t.c1f, t.a1, a, ws);
+               },
+               &t.fwd1)) {
+      check_dnn(dnn_.cudnnGetConvolutionForwardAlgorithm_v7(dnn_h_, t.x, w1d_, t.c1f, t.a1, 16, &got, perf),
+                "cudnnGetConvolutionForwardAlgorithm_v7 (conv1)");
+      t.fwd1 = choose(got, "conv1 forward", t.c1f);
+    }
+    if (!reuse(full ? full->bf1 : Algo{}, t.c1bf,
+               [&](int a, std::size_t* ws) {
+                 return dnn_.cudnnGetConvolutionBackwardFilterWorkspaceSize(dnn_h_, t.x, t.a1, t.c1bf, w1d_, a, ws);
+               },
+               &t.bf1)) {
+      check_dnn(dnn_.cudnnGetConvolutionBackwardFilterAlgorithm_v7(dnn_h_, t.x, t.a1, t.c1bf, w1d_, 16, &got, perf),
+                "cudnnGetConvolutionBackwardFilterAlgorithm_v7 (conv1)");
+      t.bf1 = choose(got, "conv1 backward filter", t.c1bf);
+    }
+    if (!reuse(full ? full->fwd2 : Algo{}, t.c2f,
+               [&](int a, std::size_t* ws) {
+                 return dnn_.cudnnGetConvolutionForwardWorkspaceSize(dnn_h_, t.p1, w2d_, t.c2f, t.a2, a, ws);
+               },
+               &t.fwd2)) {
+      check_dnn(dnn_.cudnnGetConvolutionForwardAlgorithm_v7(dnn_h_, t.p1, w2d_, t.c2f, t.a2, 16, &got, perf),
+                "cudnnGetConvolutionForwardAlgorithm_v7 (conv2)");
+      t.fwd2 = choose(got, "conv2 forward", t.c2f);
+    }
+    if (!reuse(full ? full->bd2 : Algo{}, t.c2bd,
+               [&](int a, std::size_t* ws) {
+                 return dnn_.cudnnGetConvolutionBackwardDataWorkspaceSize(dnn_h_, w2d_, t.a2, t.c2bd, t.p1, a, ws);
+               },
+               &t.bd2)) {
+      check_dnn(dnn_.cudnnGetConvolutionBackwardDataAlgorithm_v7(dnn_h_, w2d_, t.a2, t.c2bd, t.p1, 16, &got, perf),
+                "cudnnGetConvolutionBackwardDataAlgorithm_v7 (conv2)");
+      t.bd2 = choose(got, "conv2 backward data", t.c2bd);
+    }
+    if (!reuse(full ? full->bf2 : Algo{}, t.c2bf,
+               [&](int a, std::size_t* ws) {
+                 return dnn_.cudnnGetConvolutionBackwardFilterWorkspaceSize(dnn_h_, t.p1, t.a2, t.c2bf, w2d_, a, ws);
+               },
+               &t.bf2)) {
+      check_dnn(dnn_.cudnnGetConvolutionBackwardFilterAlgorithm_v7(dnn_h_, t.p1, t.a2, t.c2bf, w2d_, 16, &got, perf),
+                "cudnnGetConvolutionBackwardFilterAlgorithm_v7 (conv2)");
+      t.bf2 = choose(got, "conv2 backward filter", t.c2bf);
+    }
   }
   const std::size_t need = std::max({t.fwd1.ws, t.bf1.ws, t.fwd2.ws, t.bd2.ws, t.bf2.ws, std::size_t{16}});
   if (!workspace_ || need > workspace_->bytes()) {
@@ -316,7 +361,11 @@ TrainEngine::Net& TrainEngine::net(int n) {
       math_name(t.bf1.math), conv_fwd_algo_name(t.fwd2.algo), math_name(t.fwd2.math),
       conv_bwd_data_algo_name(t.bd2.algo), math_name(t.bd2.math), conv_bwd_filter_algo_name(t.bf2.algo),
       math_name(t.bf2.math),
-      fmt::format("{} ({:.2f} s)", find ? ", timed by cudnnFind" : ", cuDNN's heuristics",
+      fmt::format("{} ({:.2f} s)",
+                  find            ? std::string(", timed by cudnnFind")
+                  : reused == 5   ? fmt::format(", reused from batch {}", o_.max_batch)
+                  : reused > 0    ? fmt::format(", {} of 5 reused from batch {}, the rest cuDNN's heuristics", reused, o_.max_batch)
+                                  : std::string(", cuDNN's heuristics"),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())));
   return *nets_.emplace(n, std::move(net)).first->second;
 }
