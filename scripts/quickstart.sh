@@ -20,9 +20,10 @@ cd "$here"
 # GoogleTest is installed in both modes: the default preset configures the tests too.
 packages=(g++ cmake ninja-build binutils libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libdnnl-dev ocl-icd-opencl-dev libgtest-dev libgmock-dev libzstd-dev liblzma-dev zlib1g-dev libpcre2-dev)
 if [[ $mode == test ]]; then
-  # The fuzzers (clang), the framework-check tests (python3), and the Windows build checked from
-  # Linux: MinGW-w64 builds gpuready.exe and the tests, Wine runs them (scripts/windows-check.sh).
-  packages+=(clang libclang-rt-14-dev python3 g++-mingw-w64-x86-64-posix wine64)
+  # The fuzzers (clang), the framework-check tests (python3), the report's browser test, and the Windows build
+  # checked from Linux: MinGW-w64 builds gpuready.exe and the tests, Wine runs them (scripts/windows-check.sh).
+  # Chromium's headless shell loads `gpuready report`'s pages in the browser test (label browser).
+  packages+=(clang libclang-rt-14-dev python3 g++-mingw-w64-x86-64-posix wine64 chromium-headless-shell)
 fi
 
 missing=()

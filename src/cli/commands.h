@@ -55,6 +55,8 @@ void setup_verify(CLI::App& app, int* exit_code);
 void setup_probe_driver(CLI::App& app, int* exit_code);
 // Registers the hidden `__verify-copy`: copy bandwidth measured in an isolated child (verify/copy.h).
 void setup_verify_copy(CLI::App& app, int* exit_code);
+// Registers `report` (exit 0: the page was written, 2: bad flags, an unreadable snapshot or an unwritable file).
+void setup_report(CLI::App& app, int* exit_code);
 // `gpuready bench`: the CNN epoch on CPU and GPU (bench_cmd.cpp).
 void setup_bench(CLI::App& app, int* exit_code);
 void setup_bench_engine(CLI::App& app, int* exit_code);  // hidden: bench's GPU child

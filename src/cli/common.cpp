@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "parse/report_html.h"
 
 namespace gpuready::cli {
 
@@ -38,8 +39,18 @@ std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string*
     *error = "cannot read " + why;
     return std::nullopt;
   }
+  std::string_view json = *text;
+  if (parse::looks_like_html(json)) {
+    // A page `gpuready report` wrote carries its snapshot.
+    const auto inside = parse::embedded_snapshot_json(json);
+    if (!inside) {
+      *error = path + " is an HTML page without a gpuready snapshot in it (gpuready report writes one)";
+      return std::nullopt;
+    }
+    json = *inside;
+  }
   try {
-    return snapshot_from_json(nlohmann::json::parse(*text));
+    return snapshot_from_json(nlohmann::json::parse(json));
   } catch (const std::exception& e) {
     *error = path + " is not a gpuready snapshot: " + e.what();
     return std::nullopt;

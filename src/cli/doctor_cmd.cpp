@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "doctor/doctor.h"
+#include "doctor/rules.h"
 #include "probe/probe.h"
 #include "report/doctor_console.h"
 
@@ -21,6 +22,13 @@ struct DoctorCmdOptions {
   bool deep = false;
   double framework_timeout_s = 60;
 };
+
+// The shell the user types the next command into (a replayed snapshot's OS is another machine's).
+#ifdef _WIN32
+constexpr const char* kShell = "windows";
+#else
+constexpr const char* kShell = "linux";
+#endif
 
 int run_doctor_cmd(const DoctorCmdOptions& o) {
   if (o.list_rules) {
@@ -55,6 +63,11 @@ int run_doctor_cmd(const DoctorCmdOptions& o) {
     ConsoleStyle style;
     style.color = stdout_wants_color();
     std::fputs(render_doctor_console(r, snap, style).c_str(), stdout);
+    // The one line that turns this answer into a page to share.
+    if (!r.findings.empty())
+      std::printf("\nTo share this with whoever helps you: gpuready report%s  (one HTML page: these findings and the "
+                  "facts behind them)\n",
+                  o.replay.empty() ? "" : (" --replay " + doctor::shell_word(kShell, o.replay)).c_str());
   }
   return r.ready ? kExitOk : kExitProblems;
 }

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   setup_plan(app, &exit_code);
   setup_doctor(app, &exit_code);
   setup_explain(app, &exit_code);
+  setup_report(app, &exit_code);
   setup_verify(app, &exit_code);
   setup_probe_driver(app, &exit_code);
   setup_verify_copy(app, &exit_code);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "core/redact.h"
 #include "core/snapshot.h"
 #include "probe/probe.h"
 #include "report/console.h"
@@ -21,6 +22,7 @@ struct ProbeCmdOptions {
   double timeout_s = 10;
   bool deep = false;
   double framework_timeout_s = 60;
+  bool redact = false;
 };
 
 int run_probe_cmd(const ProbeCmdOptions& o) {
@@ -30,7 +32,12 @@ int run_probe_cmd(const ProbeCmdOptions& o) {
   opts.python_paths = o.python;
   opts.cuda_init = o.cuda ? CudaInitPolicy::always : o.no_cuda ? CudaInitPolicy::never : CudaInitPolicy::automatic;
   set_deep_options(opts, o.deep, o.framework_timeout_s);
-  const Snapshot snap = run_probe(os, opts);
+  Snapshot snap = run_probe(os, opts);
+  if (o.redact) {
+    Redaction what;
+    snap = redact(snap, &what);
+    std::fprintf(stderr, "gpuready probe: redacted %s (--redact)\n", what.summary().c_str());
+  }
   const nlohmann::json j = snapshot_to_json(snap);
   // Invalid UTF-8 from a file name or a vendor string must not abort the report: replace it.
   const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -55,6 +62,9 @@ void setup_probe(CLI::App& app, int* exit_code) {
                                               "libraries, Python environments and frameworks");
   sub->add_flag("--json", o->json, "Print the snapshot as JSON (schema gpuready.snapshot/1)");
   sub->add_option("--save", o->save, "Also write the snapshot JSON to FILE")->type_name("FILE");
+  sub->add_flag("--redact", o->redact,
+                "Replace the host name, user names in paths, UUIDs and IP addresses (consistently) before showing or "
+                "saving, to post the snapshot publicly");
   sub->add_option("--python", o->python, "Also inspect this Python interpreter (repeatable)")->type_name("PATH");
   auto* cuda = sub->add_flag("--cuda", o->cuda, "Always initialise the CUDA driver (cuInit, ~0.2 s) for device "
                                                 "count, SMs and memory bus");

@@ -77,5 +77,7 @@ std::string_view framework_check_script();
 
 // Runs all collectors (independent ones concurrently) and stamps version, time, timings.
 Snapshot run_probe(const Os& os, const ProbeOptions& opts);
+// Now, as a snapshot's created_utc writes it: "2026-12-07T21:30:00Z".
+std::string utc_now();
 
 }  // namespace gpuready

@@ -261,9 +261,25 @@ TEST(UserFiles, DevicesFifosFoldersAndHugeFilesAreRefusedWithWords) {
   EXPECT_NE(err.find("No such file"), std::string::npos) << err;
 }
 
+// The page `gpuready report` writes: a FIFO (opening it to write would wait for a reader) or a device is refused.
+TEST(UserFiles, ReportRefusesToWriteIntoAFifoOrADevice) {
+  TempDir d;
+  const fs::path fifo = d.p / "page.html";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string out : {fifo.string(), std::string("/dev/null")}) {
+    ProcOptions o;
+    o.timeout = std::chrono::seconds(30);
+    const ProcResult r = real_os().proc.run(
+        {GPUREADY_EXE, "report", "--replay", std::string(GPUREADY_FIXTURES) + "/snapshots/h200.json", "-o", out}, o);
+    EXPECT_FALSE(r.timed_out) << out;
+    EXPECT_EQ(r.exit_code, 2) << out << ": " << r.err;
+    EXPECT_NE(r.err.find("a device, pipe or socket"), std::string::npos) << r.err;
+  }
+}
+
 TEST(UserFiles, CommandsRefuseDevZeroQuickly) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"doctor", "--replay", "/dev/zero"}, {"plan", "--snapshot", "/dev/zero"}, {"explain", "--no-probe", "--file", "/dev/zero"}}) {
+           {"doctor", "--replay", "/dev/zero"}, {"report", "--replay", "/dev/zero"}, {"plan", "--snapshot", "/dev/zero"}, {"explain", "--no-probe", "--file", "/dev/zero"}}) {
     std::vector<std::string> argv = {GPUREADY_EXE};
     argv.insert(argv.end(), args.begin(), args.end());
     ProcOptions o;

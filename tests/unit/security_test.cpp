@@ -170,6 +170,14 @@ TEST_F(Planted, Explain) {
   expect_nothing_ran(r, "gpuready explain");
 }
 
+// The page is written into the planted folder (the default name is relative: the current folder), and nothing
+// there is loaded or run to make it.
+TEST_F(Planted, Report) {
+  const ProcResult r = run({"report", "--redact"});
+  expect_nothing_ran(r, "gpuready report --redact");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(Planted, Plan) {
   const ProcResult r = run({"plan"});
   expect_nothing_ran(r, "gpuready plan");
