@@ -254,4 +254,16 @@ std::string render_snapshot_console(const Snapshot& s, const ConsoleStyle& style
   return o.text();
 }
 
+std::string gpu_headline(const Snapshot& s) {
+  if (!s.nvidia.gpus.empty() && s.nvidia.gpus.front().name.has()) {
+    std::string gpu = s.nvidia.gpus.front().name.value();
+    if (s.nvidia.gpus.size() > 1) gpu += fmt::format(" (+{} more)", s.nvidia.gpus.size() - 1);
+    return gpu;
+  }
+  // On the bus but no driver answers for it: say so rather than "no NVIDIA GPU".
+  for (const auto& p : s.pci_gpus)
+    if (p.vendor == "nvidia") return fmt::format("NVIDIA GPU {:04x}:{:04x} on the PCI bus", p.vendor_id, p.device_id);
+  return "no NVIDIA GPU";
+}
+
 }  // namespace gpuready

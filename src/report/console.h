@@ -26,4 +26,8 @@ inline constexpr const char* kBold = "1";
 
 std::string render_snapshot_console(const Snapshot& s, const ConsoleStyle& style = {});
 
+// The GPU in a headline: the first GPU the driver lists ("NVIDIA H200 (+1 more)"), else an NVIDIA GPU only on the
+// PCI bus ("NVIDIA GPU 10de:1f91 on the PCI bus": no driver answers for it), else "no NVIDIA GPU".
+std::string gpu_headline(const Snapshot& s);
+
 }  // namespace gpuready

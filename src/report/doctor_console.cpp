@@ -22,18 +22,7 @@ void finding(std::string& o, int n, const doctor::Finding& f, const Paint& paint
 std::string render_doctor_console(const doctor::Report& r, const Snapshot& s, const ConsoleStyle& style) {
   const Paint paint{style.color};
   std::string o;
-  std::string gpu = "no NVIDIA GPU";
-  if (!s.nvidia.gpus.empty() && s.nvidia.gpus.front().name.has()) {
-    gpu = s.nvidia.gpus.front().name.value();
-    if (s.nvidia.gpus.size() > 1) gpu += fmt::format(" (+{} more)", s.nvidia.gpus.size() - 1);
-  } else {
-    // On the bus but no driver answers for it: say so rather than "no NVIDIA GPU".
-    for (const auto& p : s.pci_gpus)
-      if (p.vendor == "nvidia") {
-        gpu = fmt::format("NVIDIA GPU {:04x}:{:04x} on the PCI bus", p.vendor_id, p.device_id);
-        break;
-      }
-  }
+  const std::string gpu = gpu_headline(s);
   const std::string osname = s.os.name.has() ? s.os.name.value() : r.os;
   const std::string driver = s.nvidia.driver_version.has() ? "driver " + s.nvidia.driver_version.value() : "no driver";
   o += fmt::format("gpuready: {} · {} · {}\n\n", osname, gpu, driver);

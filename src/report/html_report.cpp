@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "report/console.h"
 #include "report/html.h"
 
 namespace gpuready {
@@ -199,11 +200,7 @@ std::string default_report_name(const Snapshot& s, const std::string& when) {
 
 std::string render_html_report(const doctor::Report& r, const Snapshot& s, const std::string& when,
                                const nlohmann::json* bench) {
-  std::string gpu = "no NVIDIA GPU";
-  if (!s.nvidia.gpus.empty() && s.nvidia.gpus.front().name.has()) {
-    gpu = s.nvidia.gpus.front().name.value();
-    if (s.nvidia.gpus.size() > 1) gpu += fmt::format(" (+{} more)", s.nvidia.gpus.size() - 1);
-  }
+  const std::string gpu = gpu_headline(s);
   const std::string host = s.hostname.value_or("this machine");
   const std::string osname = s.os.name.value_or(r.os);
   const std::string driver = s.nvidia.driver_version.has() ? "driver " + s.nvidia.driver_version.value() : "no driver";

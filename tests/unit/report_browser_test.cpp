@@ -128,7 +128,7 @@ TEST_F(BrowserTest, EveryFixturePageLoadsCleanWithItsVerdictFindingsAndCharts) {
     std::vector<size_t> bars;  // per chart, in order
   };
   for (const Case& c : {Case{"nogpu-debian12.json", {}}, Case{"h200.json", {}}, Case{"h200-broken-tf210.json", {}},
-                        Case{"h200-verified.json", {6, 1, 4, 3}}}) {
+                        Case{"h200-verified.json", {6, 1, 4, 3}}, Case{"walkthrough-windows.json", {}}}) {
     SCOPED_TRACE(c.fixture);
     const std::string page = make_page(c.fixture);
     const Loaded l = load(page);
@@ -175,4 +175,5 @@ TEST_F(BrowserTest, ScreenshotsOfTheH200Page) {
   std::filesystem::create_directories(out);
   screenshot(page, (out / "report-h200-verified.png").string());
   screenshot(make_page("nogpu-debian12.json"), (out / "report-nogpu.png").string());
+  screenshot(make_page("walkthrough-windows.json"), (out / "report-walkthrough-windows.png").string());
 }

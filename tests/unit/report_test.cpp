@@ -124,7 +124,8 @@ TEST(Report, StringsFromTheMachineNeverBecomeMarkup) {
 }
 
 TEST(Report, EveryFixtureMachineGetsItsVerdictAndFindings) {
-  for (const char* name : {"h200.json", "nogpu-debian12.json", "h200-broken-tf210.json", "h200-cuda.json"}) {
+  for (const char* name :
+       {"h200.json", "nogpu-debian12.json", "h200-broken-tf210.json", "h200-cuda.json", "walkthrough-windows.json"}) {
     const Snapshot s = load(name);
     const doctor::Report r = doctor::diagnose(s, knowledge::Compat::embedded());
     const std::string page = render_html_report(r, s, "2026-12-07T21:30:00Z");
