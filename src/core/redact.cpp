@@ -58,10 +58,12 @@ bool uuid_at(std::string_view s, size_t i) {
   return true;
 }
 
-// A dotted IPv4 address at s[i] (four numbers 0-255), not part of a longer dotted number; its length, or 0.
+// A dotted IPv4 address at s[i] (four numbers 0-255) standing alone as addresses do in text: after the start, white
+// space or one of ( [ = " ' , : / @ <, and before the end, white space, a port, a closing mark or a sentence's full
+// stop. A version inside a name ("nvidia_cublas-13.1.0.3.dist-info", "cuda-11.2.0.152") is not one. Its length, or 0.
 size_t ipv4_at(std::string_view s, size_t i) {
-  if (i > 0 && (is_digit(s[i - 1]) || s[i - 1] == '.' || std::isalpha(static_cast<unsigned char>(s[i - 1]))))
-    return 0;
+  constexpr std::string_view kBefore = " \t\n([=\"',:/@<", kAfter = " \t\n:)],/\"';>";
+  if (i > 0 && kBefore.find(s[i - 1]) == std::string_view::npos) return 0;
   size_t k = i;
   for (int part = 0; part < 4; ++part) {
     size_t digits = 0;
@@ -73,8 +75,10 @@ size_t ipv4_at(std::string_view s, size_t i) {
       ++k;
     }
   }
-  if (k < s.size() && (is_digit(s[k]) || (s[k] == '.' && k + 1 < s.size() && is_digit(s[k + 1])))) return 0;
-  return k - i;
+  if (k == s.size() || kAfter.find(s[k]) != std::string_view::npos) return k - i;
+  // A full stop that ends a sentence, not a longer dotted name.
+  if (s[k] == '.' && (k + 1 == s.size() || std::isspace(static_cast<unsigned char>(s[k + 1])))) return k - i;
+  return 0;
 }
 
 class Redactor {

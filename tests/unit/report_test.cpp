@@ -242,6 +242,7 @@ TEST(Redact, ReplacesNamesConsistentlyAndKeepsVersions) {
   s.toolkits.push_back(t);
   s.notes = {"ran /home/alice/venv/bin/python on alice-laptop (ALICE-LAPTOP.local)",
              "NCCL: connect to 10.0.0.12:29500 refused; localhost 127.0.0.1 is fine",
+             "pip (nvidia_cublas-13.1.0.3.dist-info), cuda-11.2.0.152; MASTER_ADDR=10.0.0.12 and tcp://192.168.1.7:29500.",
              "GPU-5F3A0D2E-8C1B-4E6F-9A7D-1B2C3D4E5F60 fell off the bus", "/home/Public and /home/user-1 stay"};
   Redaction what;
   const Snapshot r = redact(s, &what);
@@ -251,12 +252,13 @@ TEST(Redact, ReplacesNamesConsistentlyAndKeepsVersions) {
   EXPECT_EQ(r.nvidia.gpus[0].uuid.value(), "GPU-uuid-1");
   EXPECT_EQ(r.notes[0], "ran /home/user-1/venv/bin/python on host-1 (host-1.local)");
   EXPECT_EQ(r.notes[1], "NCCL: connect to ip-1:29500 refused; localhost 127.0.0.1 is fine");
-  EXPECT_EQ(r.notes[2], "GPU-uuid-1 fell off the bus");  // the same GPU, whatever the case
-  EXPECT_EQ(r.notes[3], "/home/Public and /home/user-1 stay");
+  EXPECT_EQ(r.notes[2], "pip (nvidia_cublas-13.1.0.3.dist-info), cuda-11.2.0.152; MASTER_ADDR=ip-1 and tcp://ip-2:29500.");
+  EXPECT_EQ(r.notes[3], "GPU-uuid-1 fell off the bus");  // the same GPU, whatever the case
+  EXPECT_EQ(r.notes[4], "/home/Public and /home/user-1 stay");
   EXPECT_EQ(r.nvidia.driver_version.value(), "580.159.04");
   EXPECT_EQ(r.toolkits[0].version.value(), "11.2.0.152");
   EXPECT_EQ(r.nvidia.gpus[0].name.value(), "NVIDIA GeForce GTX 1650");
-  EXPECT_EQ(what.summary(), "the host name, 2 user names, 1 UUID and 1 IP address");
+  EXPECT_EQ(what.summary(), "the host name, 2 user names, 1 UUID and 2 IP addresses");
   // Nothing of the kind left in a real machine's snapshot, and it still diagnoses the same.
   const Snapshot h = load("h200.json");
   const Snapshot hr = redact(h);
