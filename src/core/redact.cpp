@@ -58,12 +58,16 @@ bool uuid_at(std::string_view s, size_t i) {
   return true;
 }
 
-// A dotted IPv4 address at s[i] (four numbers 0-255) standing alone as addresses do in text: after the start, white
-// space or one of ( [ = " ' , : / @ <, and before the end, white space, a port, a closing mark or a sentence's full
-// stop. A version inside a name ("nvidia_cublas-13.1.0.3.dist-info", "cuda-11.2.0.152") is not one. Its length, or 0.
+// A dotted IPv4 address at s[i] (four numbers 0-255) placed as addresses are in text: after white space or one of
+// ( [ " ' , : / @ < or an assignment's =, and before the end, white space, a port, a closing mark or a sentence's full
+// stop. A version is not one: inside a name ("nvidia_cublas-13.1.0.3.dist-info"), after a comparison (==13.1.0.3),
+// or a whole field ("13.1.0.3"). Its length, or 0.
 size_t ipv4_at(std::string_view s, size_t i) {
   constexpr std::string_view kBefore = " \t\n([=\"',:/@<", kAfter = " \t\n:)],/\"';>";
   if (i > 0 && kBefore.find(s[i - 1]) == std::string_view::npos) return 0;
+  // '=' as in an assignment (MASTER_ADDR=10.0.0.12), not a version's comparison (==13.1.0.3, >=13.1.0.3).
+  if (i > 0 && s[i - 1] == '=' && (i < 2 || !(is_word(s[i - 2]))))
+    return 0;
   size_t k = i;
   for (int part = 0; part < 4; ++part) {
     size_t digits = 0;
@@ -75,6 +79,8 @@ size_t ipv4_at(std::string_view s, size_t i) {
       ++k;
     }
   }
+  // A field that is nothing but four dotted numbers is a version ("installed": "13.1.0.3"), not an address.
+  if (i == 0 && k == s.size()) return 0;
   if (k == s.size() || kAfter.find(s[k]) != std::string_view::npos) return k - i;
   // A full stop that ends a sentence, not a longer dotted name.
   if (s[k] == '.' && (k + 1 == s.size() || std::isspace(static_cast<unsigned char>(s[k + 1])))) return k - i;
