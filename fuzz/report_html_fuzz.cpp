@@ -1,7 +1,8 @@
 // libFuzzer target for `gpuready doctor --replay page.html` (parse/report_html.h) and for the page itself
 // (report/html_report.h): any bytes as a page; the snapshot block found in it, read as a snapshot when it is one,
 // diagnosed and written as a page again. Invariants, not just "no crash": the page written has exactly one <script
-// (its data block, whatever strings the snapshot holds), and its block gives back the same snapshot.
+// (its data block, whatever strings the snapshot holds), and its block gives back the same snapshot; --redact's
+// rewrite of the snapshot always gives a snapshot, and a second pass changes nothing.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/redact.h"
 #include "core/snapshot.h"
 #include "doctor/doctor.h"
 #include "knowledge/compat.h"
@@ -42,5 +44,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto want = nlohmann::json::parse(
       snapshot_to_json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), nullptr, false);
   if (round != want) std::abort();
+  // --redact on the same snapshot: whatever its strings, a snapshot comes out, and redacting it again changes nothing
+  // (its tokens are not what it replaces).
+  const Snapshot red = redact(s);
+  const auto dump = [](const Snapshot& x) {
+    return snapshot_to_json(x).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (dump(redact(red)) != dump(red)) std::abort();
   return 0;
 }
