@@ -259,35 +259,37 @@ Engine::Net& Engine::net(int n, bool training) {
                {{DNNL_ARG_DIFF_DST, dp2}, {DNNL_ARG_DIFF_SRC, dc2}, {DNNL_ARG_WORKSPACE, ws2}}});
   B.push_back(
       {dnnl::eltwise_backward(relu2_b), {{DNNL_ARG_DST, c2}, {DNNL_ARG_DIFF_DST, dc2}, {DNNL_ARG_DIFF_SRC, dc2}}});
-  // conv2's backward passes: their layouts are the forward's in practice; reorders only where they are not
-  std::vector<Step> after;
-  const memory dc2_d = as_layout(dc2, conv2_bd.diff_dst_desc(), eng, &B);
-  const memory w2_d = as_layout(w2, conv2_bd.weights_desc(), eng, &B);
+  // The convolutions' backward passes: their layouts are the forward's in practice; reorders only where they are
+  // not (the inputs before the primitive, the result into its plain buffer after it).
+  auto conv_backward_data = [&](const dnnl::convolution_backward_data::primitive_desc& pd, const memory& diff_dst,
+                                const memory& weights, const memory& diff_src) {
+    std::vector<Step> after;
+    const memory dd = as_layout(diff_dst, pd.diff_dst_desc(), eng, &B);
+    const memory w = as_layout(weights, pd.weights_desc(), eng, &B);
+    const memory ds = into_layout(diff_src, pd.diff_src_desc(), eng, &after);
+    B.push_back({dnnl::convolution_backward_data(pd),
+                 {{DNNL_ARG_DIFF_DST, dd}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, ds}}});
+    for (auto& s : after) B.push_back(std::move(s));
+  };
+  auto conv_backward_weights = [&](const dnnl::convolution_backward_weights::primitive_desc& pd, const memory& src,
+                                   const memory& diff_dst, const memory& diff_weights, const memory& diff_bias) {
+    std::vector<Step> after;
+    const memory dd = as_layout(diff_dst, pd.diff_dst_desc(), eng, &B);
+    const memory x = as_layout(src, pd.src_desc(), eng, &B);
+    const memory dw = into_layout(diff_weights, pd.diff_weights_desc(), eng, &after);
+    B.push_back({dnnl::convolution_backward_weights(pd),
+                 {{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, dd}, {DNNL_ARG_DIFF_WEIGHTS, dw},
+                  {DNNL_ARG_DIFF_BIAS, diff_bias}}});
+    for (auto& s : after) B.push_back(std::move(s));
+  };
   memory dp1 = mem(p1_md);
-  const memory dp1_d = into_layout(dp1, conv2_bd.diff_src_desc(), eng, &after);
-  B.push_back({dnnl::convolution_backward_data(conv2_bd),
-               {{DNNL_ARG_DIFF_DST, dc2_d}, {DNNL_ARG_WEIGHTS, w2_d}, {DNNL_ARG_DIFF_SRC, dp1_d}}});
-  for (auto& s : after) B.push_back(std::move(s));
-  after.clear();
-  const memory dc2_w = as_layout(dc2, conv2_bw.diff_dst_desc(), eng, &B);
-  const memory p1_w = as_layout(p1c, conv2_bw.src_desc(), eng, &B);
-  const memory gw2_w = into_layout(gw2, conv2_bw.diff_weights_desc(), eng, &after);
-  B.push_back({dnnl::convolution_backward_weights(conv2_bw),
-               {{DNNL_ARG_SRC, p1_w}, {DNNL_ARG_DIFF_DST, dc2_w}, {DNNL_ARG_DIFF_WEIGHTS, gw2_w},
-                {DNNL_ARG_DIFF_BIAS, gb2}}});
-  for (auto& s : after) B.push_back(std::move(s));
-  after.clear();
+  conv_backward_data(conv2_bd, dc2, w2, dp1);
+  conv_backward_weights(conv2_bw, p1c, dc2, gw2, gb2);
   B.push_back({dnnl::pooling_backward(pool1_b),
                {{DNNL_ARG_DIFF_DST, dp1}, {DNNL_ARG_DIFF_SRC, dc1}, {DNNL_ARG_WORKSPACE, ws1}}});
   B.push_back(
       {dnnl::eltwise_backward(relu1_b), {{DNNL_ARG_DST, c1}, {DNNL_ARG_DIFF_DST, dc1}, {DNNL_ARG_DIFF_SRC, dc1}}});
-  const memory dc1_w = as_layout(dc1, conv1_bw.diff_dst_desc(), eng, &B);
-  const memory x_w = as_layout(x1, conv1_bw.src_desc(), eng, &B);
-  const memory gw1_w = into_layout(gw1, conv1_bw.diff_weights_desc(), eng, &after);
-  B.push_back({dnnl::convolution_backward_weights(conv1_bw),
-               {{DNNL_ARG_SRC, x_w}, {DNNL_ARG_DIFF_DST, dc1_w}, {DNNL_ARG_DIFF_WEIGHTS, gw1_w},
-                {DNNL_ARG_DIFF_BIAS, gb1}}});
-  for (auto& s : after) B.push_back(std::move(s));
+  conv_backward_weights(conv1_bw, x1, dc1, gw1, gb1);
   slot = std::move(net);
   return *slot;
 }
