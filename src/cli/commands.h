@@ -31,6 +31,12 @@ void set_deep_options(ProbeOptions& opts, bool deep, double framework_timeout_s)
 // A snapshot saved by `gpuready probe --save`; nullopt with *error ("cannot read F",
 // "F is not a gpuready snapshot: ...").
 std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string* error);
+// The snapshot a judging command works on: the file --replay names (a saved snapshot or a report page), else this
+// machine probed with the driver in a child, these interpreters too and --deep's imports. nullopt when the file
+// cannot be read, said on stderr as "gpuready <command>: ...".
+std::optional<Snapshot> replay_or_probe(const Os& os, const std::string& command, const std::string& replay,
+                                        const std::vector<std::string>& python, double timeout_s, bool deep,
+                                        double framework_timeout_s);
 // Writes a snapshot as `gpuready probe --save` does; false with *error ("cannot write the snapshot to F").
 bool save_snapshot_file(const std::string& path, const Snapshot& s, std::string* error);
 // A --framework value as the plan and doctor name frameworks ("torch" -> "pytorch", "tf" -> "tensorflow").

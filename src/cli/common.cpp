@@ -1,5 +1,6 @@
 // What several subcommands share: probe options for the isolated driver child, reading a
 // snapshot file saved by `gpuready probe --save`, and the --framework values.
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -55,6 +56,21 @@ std::optional<Snapshot> read_snapshot_file(const std::string& path, std::string*
     *error = path + " is not a gpuready snapshot: " + e.what();
     return std::nullopt;
   }
+}
+
+std::optional<Snapshot> replay_or_probe(const Os& os, const std::string& command, const std::string& replay,
+                                        const std::vector<std::string>& python, double timeout_s, bool deep,
+                                        double framework_timeout_s) {
+  if (!replay.empty()) {
+    std::string err;
+    auto saved = read_snapshot_file(replay, &err);
+    if (!saved) std::fprintf(stderr, "gpuready %s: %s\n", command.c_str(), err.c_str());
+    return saved;
+  }
+  ProbeOptions opts = isolated_probe_options(os, timeout_s);
+  opts.python_paths = python;
+  set_deep_options(opts, deep, framework_timeout_s);
+  return run_probe(os, opts);
 }
 
 bool save_snapshot_file(const std::string& path, const Snapshot& s, std::string* error) {

@@ -36,22 +36,9 @@ int run_doctor_cmd(const DoctorCmdOptions& o) {
       std::printf("%-36s %-5s %s\n", r.code, doctor::severity_name(r.severity), r.checks);
     return kExitOk;
   }
-  const Os& os = real_os();
-  Snapshot snap;
-  if (!o.replay.empty()) {
-    std::string err;
-    auto saved = read_snapshot_file(o.replay, &err);
-    if (!saved) {
-      std::fprintf(stderr, "gpuready doctor: %s\n", err.c_str());
-      return kExitUsage;
-    }
-    snap = std::move(*saved);
-  } else {
-    ProbeOptions opts = isolated_probe_options(os, o.timeout_s);
-    opts.python_paths = o.python;
-    set_deep_options(opts, o.deep, o.framework_timeout_s);
-    snap = run_probe(os, opts);
-  }
+  auto found = replay_or_probe(real_os(), "doctor", o.replay, o.python, o.timeout_s, o.deep, o.framework_timeout_s);
+  if (!found) return kExitUsage;
+  const Snapshot& snap = *found;
   doctor::Options dopts;
   for (const auto& fw : o.frameworks) dopts.frameworks.push_back(framework_flag(fw));
   const doctor::Report r = doctor::diagnose(snap, knowledge::Compat::embedded(), dopts);

@@ -80,19 +80,10 @@ int run_report_cmd(const ReportCmdOptions& o) {
       return kExitProblems;
     }
     snap = std::move(*verified);
-  } else if (!o.replay.empty()) {
-    std::string err;
-    auto saved = read_snapshot_file(o.replay, &err);
-    if (!saved) {
-      std::fprintf(stderr, "gpuready report: %s\n", err.c_str());
-      return kExitUsage;
-    }
-    snap = std::move(*saved);
   } else {
-    ProbeOptions opts = isolated_probe_options(os, o.timeout_s);
-    opts.python_paths = o.python;
-    set_deep_options(opts, o.deep, o.framework_timeout_s);
-    snap = run_probe(os, opts);
+    auto found = replay_or_probe(os, "report", o.replay, o.python, o.timeout_s, o.deep, o.framework_timeout_s);
+    if (!found) return kExitUsage;
+    snap = std::move(*found);
   }
   if (o.bench) {
     std::string why;
