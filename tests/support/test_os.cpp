@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,6 +15,11 @@ namespace fs = std::filesystem;
 namespace gpuready::test {
 
 std::string fixture(const std::string& relative) { return std::string(GPUREADY_FIXTURES) + "/" + relative; }
+
+Snapshot fixture_snapshot(const std::string& name) {
+  std::ifstream f(fixture("snapshots/" + name));
+  return snapshot_from_json(nlohmann::json::parse(f));
+}
 
 RootedFs::RootedFs(std::string root) : root_(std::move(root)) {}
 

@@ -9,12 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "core/snapshot.h"
 #include "platform/os.h"
 
 namespace gpuready::test {
 
 // Absolute path of a fixture folder: GPUREADY_FIXTURES is set by tests/CMakeLists.txt.
 std::string fixture(const std::string& relative);
+// A recorded snapshot of tests/fixtures/snapshots/ ("h200.json"), parsed.
+Snapshot fixture_snapshot(const std::string& name);
 
 class RootedFs final : public Fs {
  public:

@@ -14,18 +14,15 @@
 
 #include "platform/os.h"
 #include "report/doctor_console.h"
+#include "support/test_os.h"
 
 using namespace gpuready;
 using namespace gpuready::doctor;
 
 namespace {
 
-Snapshot fixture(const char* name) {
-  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/" + name);
-  return snapshot_from_json(nlohmann::json::parse(f));
-}
 const Snapshot& h200() {
-  static const Snapshot s = fixture("h200.json");
+  static const Snapshot s = test::fixture_snapshot("h200.json");
   return s;
 }
 
@@ -198,7 +195,7 @@ struct Case {
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
-      {"gpu.none", [](Snapshot& s) { s = fixture("nogpu-debian12.json"); }, nullptr},
+      {"gpu.none", [](Snapshot& s) { s = test::fixture_snapshot("nogpu-debian12.json"); }, nullptr},
       {"wsl.wsl1", [](Snapshot& s) { s.os.wsl = std::string("wsl1"); },
        [](Snapshot& s) {
          s.os.wsl = std::string("wsl2");

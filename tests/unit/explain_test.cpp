@@ -22,6 +22,7 @@
 #include "parse/env_report.h"
 #include "parse/ascii.h"
 #include "platform/os.h"
+#include "support/test_os.h"
 
 using namespace gpuready;
 using namespace gpuready::doctor;
@@ -40,11 +41,6 @@ std::string codes(const std::vector<ExplainMatch>& m) {
   std::string s;
   for (const auto& x : m) s += x.code + " ";
   return s;
-}
-
-Snapshot fixture(const std::string& name) {
-  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/" + name);
-  return snapshot_from_json(nlohmann::json::parse(f));
 }
 
 // The text with every number of two or more digits (that the pattern does not spell out)
@@ -212,7 +208,7 @@ TEST(Explain, TheWalkthroughsMissingDllWithHarmlessLinesAround) {
 }
 
 TEST(Explain, TheMachineSharpensTheAnswer) {
-  const Snapshot broken = fixture("h200-broken-tf210.json");  // libcudart.so.11.0 under /usr/local/cuda-11.2, unresolved
+  const Snapshot broken = test::fixture_snapshot("h200-broken-tf210.json");  // libcudart.so.11.0 under /usr/local/cuda-11.2, unresolved
   const auto m = ex().explain(
       "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
       "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory",
@@ -223,7 +219,7 @@ TEST(Explain, TheMachineSharpensTheAnswer) {
   EXPECT_NE(ev.find("is at /usr/local/cuda-11.2/lib64/libcudart.so.11.2.152"), std::string::npos) << ev;
   EXPECT_NE(ev.find("loader does not search"), std::string::npos) << ev;
 
-  const Snapshot h200 = fixture("h200.json");  // cuDNN 9 only
+  const Snapshot h200 = test::fixture_snapshot("h200.json");  // cuDNN 9 only
   const auto c = ex().explain("ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory", &h200);
   ASSERT_FALSE(c.empty());
   std::string cev;
@@ -1118,7 +1114,7 @@ TEST(ExplainStory, TheMachineTellsAWrongVendorBuild) {
   const std::string no_driver =
       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
       "from http://www.nvidia.com/Download/index.aspx";
-  Snapshot amd = fixture("h200.json");  // the H200 machine, its GPUs taken for AMD ones
+  Snapshot amd = test::fixture_snapshot("h200.json");  // the H200 machine, its GPUs taken for AMD ones
   ASSERT_FALSE(amd.pci_gpus.empty());
   for (auto& g : amd.pci_gpus) {
     g.vendor = "amd";
@@ -1131,7 +1127,7 @@ TEST(ExplainStory, TheMachineTellsAWrongVendorBuild) {
   EXPECT_TRUE(names(on_amd, "driver-not-loaded"));
   ASSERT_FALSE(on_amd->fix.empty());
   EXPECT_NE(on_amd->fix.front().find("ROCm"), std::string::npos) << on_amd->fix.front();
-  const Snapshot nvidia = fixture("h200.json");
+  const Snapshot nvidia = test::fixture_snapshot("h200.json");
   EXPECT_FALSE(names(root_of(ex().explain(no_driver, &nvidia)), "wrong-vendor-build"));
   EXPECT_FALSE(names(root_of(ex().explain(no_driver)), "wrong-vendor-build"));
   // A cause the vendor does not change (out of memory) stays as it is.

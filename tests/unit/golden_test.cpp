@@ -14,15 +14,11 @@
 #include "plan/plan.h"
 #include "report/doctor_console.h"
 #include "report/plan_console.h"
+#include "support/test_os.h"
 
 using namespace gpuready;
 
 namespace {
-
-Snapshot fixture(const std::string& name) {
-  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/" + name);
-  return snapshot_from_json(nlohmann::json::parse(f));
-}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -79,18 +75,18 @@ TEST(Golden, WildcardsMatchNumbersAndTextOnly) {
 }
 
 TEST(Golden, DoctorOnTheHealthyH200IsShort) {
-  const Snapshot s = fixture("h200.json");
+  const Snapshot s = test::fixture_snapshot("h200.json");
   expect_golden("doctor-h200.txt", render_doctor_console(doctor::diagnose(s, knowledge::Compat::embedded()), s));
 }
 
 TEST(Golden, DoctorOnABrokenTensorflowMachineSaysWhatToDoInOrder) {
-  const Snapshot s = fixture("h200-broken-tf210.json");
+  const Snapshot s = test::fixture_snapshot("h200-broken-tf210.json");
   expect_golden("doctor-broken-tf210.txt",
                 render_doctor_console(doctor::diagnose(s, knowledge::Compat::embedded()), s));
 }
 
 TEST(Golden, DoctorWithoutAGpu) {
-  const Snapshot s = fixture("nogpu-debian12.json");
+  const Snapshot s = test::fixture_snapshot("nogpu-debian12.json");
   expect_golden("doctor-nogpu.txt", render_doctor_console(doctor::diagnose(s, knowledge::Compat::embedded()), s));
 }
 
@@ -107,7 +103,7 @@ TEST(Golden, PlanForTheWalkthroughMachine) {
 }
 
 TEST(Golden, ColourOnlyWhenAskedFor) {
-  const Snapshot s = fixture("h200-broken-tf210.json");
+  const Snapshot s = test::fixture_snapshot("h200-broken-tf210.json");
   const auto r = doctor::diagnose(s, knowledge::Compat::embedded());
   const std::string plain = render_doctor_console(r, s);
   EXPECT_EQ(plain.find('\x1b'), std::string::npos);

@@ -266,7 +266,7 @@ TEST(UserFiles, ReportRefusesToWriteIntoAFifoOrADevice) {
   TempDir d;
   const fs::path fifo = d.p / "page.html";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string out : {fifo.string(), std::string("/dev/null")}) {
+  for (const std::string& out : {fifo.string(), std::string("/dev/null")}) {
     ProcOptions o;
     o.timeout = std::chrono::seconds(30);
     const ProcResult r = real_os().proc.run(

@@ -12,6 +12,7 @@
 #include "knowledge/compat.h"
 #include "plan/plan.h"
 #include "platform/os.h"
+#include "support/test_os.h"
 
 using namespace gpuready;
 using namespace gpuready::knowledge;
@@ -29,11 +30,6 @@ ProcResult run_gpuready(std::vector<std::string> args) {
   ProcOptions o;
   o.timeout = std::chrono::seconds(60);
   return real_os().proc.run(args, o);
-}
-
-Snapshot fixture_snapshot(const char* name) {
-  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/" + name);
-  return snapshot_from_json(nlohmann::json::parse(f));
 }
 
 std::string all_commands(const std::vector<plan::Step>& steps) {
@@ -249,7 +245,7 @@ TEST(Compat, BadTablesAreAnErrorWithTheLine) {
 
 TEST(PlanInputs, FromTheH200Snapshot) {
   std::vector<std::string> notes;
-  const PlanInputs in = plan::inputs_from_snapshot(k(), fixture_snapshot("h200.json"), "snapshot", std::nullopt, &notes);
+  const PlanInputs in = plan::inputs_from_snapshot(k(), test::fixture_snapshot("h200.json"), "snapshot", std::nullopt, &notes);
   EXPECT_EQ(in.os, "linux");
   EXPECT_EQ(in.gpu, "NVIDIA H200");
   EXPECT_EQ(in.cc, v("9.0"));
@@ -260,7 +256,7 @@ TEST(PlanInputs, FromTheH200Snapshot) {
   EXPECT_FALSE(in.no_nvidia_gpu);
   for (const auto& n : notes) EXPECT_EQ(n.find("newer than every"), std::string::npos) << n;
   // A framework release newer than the tables is said to be so (torch 2.11 is in them).
-  Snapshot newer = fixture_snapshot("h200.json");
+  Snapshot newer = test::fixture_snapshot("h200.json");
   for (auto& p : newer.python.front().packages)
     if (p.name == "torch") p.version = "2.16.0+cu132";
   std::vector<std::string> newer_notes;
@@ -271,13 +267,13 @@ TEST(PlanInputs, FromTheH200Snapshot) {
   for (const auto& n : newer_notes) all_notes += n + " | ";
   EXPECT_TRUE(said) << all_notes;
   // Asked for JAX, the same environment is used (it has jax too).
-  const PlanInputs j = plan::inputs_from_snapshot(k(), fixture_snapshot("h200.json"), "snapshot", "jax", nullptr);
+  const PlanInputs j = plan::inputs_from_snapshot(k(), test::fixture_snapshot("h200.json"), "snapshot", "jax", nullptr);
   EXPECT_EQ(j.python, v("3.12"));
   EXPECT_FALSE(j.framework);  // the caller's flag sets it
 }
 
 TEST(PlanInputs, TheH200PlanIsTheCuda13WheelItsDriverRunsFully) {
-  PlanInputs in = plan::inputs_from_snapshot(k(), fixture_snapshot("h200.json"), "snapshot", std::nullopt, nullptr);
+  PlanInputs in = plan::inputs_from_snapshot(k(), test::fixture_snapshot("h200.json"), "snapshot", std::nullopt, nullptr);
   const plan::Plan p = plan::make_plan(k(), in);
   ASSERT_TRUE(p.ok);
   // 580.159.04 >= 13.0's own floor 580.65.06, below 13.2's 595.45.04: the cu130 build is fully supported.
@@ -287,7 +283,7 @@ TEST(PlanInputs, TheH200PlanIsTheCuda13WheelItsDriverRunsFully) {
 }
 
 TEST(PlanInputs, NoNvidiaGpuMeansNoPlan) {
-  const PlanInputs in = plan::inputs_from_snapshot(k(), fixture_snapshot("nogpu-debian12.json"), "probe", std::nullopt, nullptr);
+  const PlanInputs in = plan::inputs_from_snapshot(k(), test::fixture_snapshot("nogpu-debian12.json"), "probe", std::nullopt, nullptr);
   EXPECT_TRUE(in.no_nvidia_gpu);
   EXPECT_FALSE(in.cc);
   PlanInputs with = in;
@@ -300,7 +296,7 @@ TEST(PlanInputs, NoNvidiaGpuMeansNoPlan) {
 }
 
 TEST(PlanInputs, GpuOnTheBusWithoutDriverIsFoundByPciId) {
-  Snapshot s = fixture_snapshot("nogpu-debian12.json");
+  Snapshot s = test::fixture_snapshot("nogpu-debian12.json");
   PciGpu g;
   g.address = "0000:01:00.0";
   g.vendor = "nvidia";
@@ -317,7 +313,7 @@ TEST(PlanInputs, GpuOnTheBusWithoutDriverIsFoundByPciId) {
 }
 
 TEST(PlanInputs, Wsl1IsPlannedWithWsl2RulesAndSaysSo) {
-  Snapshot s = fixture_snapshot("nogpu-debian12.json");
+  Snapshot s = test::fixture_snapshot("nogpu-debian12.json");
   s.os.wsl = std::string("wsl1");
   std::vector<std::string> notes;
   const PlanInputs in = plan::inputs_from_snapshot(k(), s, "probe", std::nullopt, &notes);
@@ -673,7 +669,7 @@ TEST(PlanCli, TheTablesSayHowFreshTheyAreAndWhatIsNewer) {
                                        "--python", "3.12", "--framework", "pytorch", "--cuda", "13.9"});
   EXPECT_TRUE(has(nlohmann::json::parse(pin.out).at("notes").dump(), "CUDA 13.9 is newer than every CUDA")) << pin.out;
   // The machine's own toolkit: a probe (here the H200's snapshot) that finds a CUDA past the tables says so.
-  Snapshot snap = fixture_snapshot("h200.json");
+  Snapshot snap = test::fixture_snapshot("h200.json");
   const auto notes_for = [&](const Snapshot& s) {
     std::string all;
     for (const auto& n : plan::make_plan(k(), plan::inputs_from_snapshot(k(), s, "snapshot", "pytorch", nullptr)).notes)

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/snapshot.h"
+#include "support/test_os.h"
 #include "doctor/doctor.h"
 #include "knowledge/compat.h"
 #include "platform/os.h"
@@ -101,13 +102,6 @@ class BrowserTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-Snapshot load_snapshot(const std::string& name) {
-  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/" + name);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return snapshot_from_json(nlohmann::json::parse(ss.str()));
-}
-
 }  // namespace
 
 TEST_F(BrowserTest, TheLogCatchesBlockedLoadsAndScripts) {
@@ -133,7 +127,7 @@ TEST_F(BrowserTest, EveryFixturePageLoadsCleanWithItsVerdictFindingsAndCharts) {
     const std::string page = make_page(c.fixture);
     const Loaded l = load(page);
     EXPECT_EQ(l.console, "") << "the browser logged a blocked load or a script error";
-    const Snapshot s = load_snapshot(c.fixture);
+    const Snapshot s = test::fixture_snapshot(c.fixture);
     const doctor::Report r = doctor::diagnose(s, knowledge::Compat::embedded());
     EXPECT_NE(l.dom.find(r.ready ? "data-ready=\"true\"" : "data-ready=\"false\""), std::string::npos);
     EXPECT_EQ(count(l.dom, "<li class=\"finding "), r.findings.size());

@@ -9,6 +9,7 @@
 
 #include "core/redact.h"
 #include "core/snapshot.h"
+#include "support/test_os.h"
 #include "doctor/doctor.h"
 #include "knowledge/compat.h"
 #include "parse/report_html.h"
@@ -19,13 +20,6 @@
 using namespace gpuready;
 
 namespace {
-
-Snapshot load(const std::string& name) {
-  std::ifstream f(std::string(GPUREADY_FIXTURES) + "/snapshots/" + name);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return snapshot_from_json(nlohmann::json::parse(ss.str()));
-}
 
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -102,7 +96,7 @@ TEST(Html, ChartDrawsOneBarPerValueAndOneMarkPerLimit) {
 }
 
 TEST(Report, StringsFromTheMachineNeverBecomeMarkup) {
-  Snapshot s = load("h200.json");
+  Snapshot s = test::fixture_snapshot("h200.json");
   s.hostname = Fact<std::string>("<img src=x onerror=alert(1)>");
   LibraryCopy hostile;
   hostile.library = "cudnn";
@@ -126,7 +120,7 @@ TEST(Report, StringsFromTheMachineNeverBecomeMarkup) {
 TEST(Report, EveryFixtureMachineGetsItsVerdictAndFindings) {
   for (const char* name :
        {"h200.json", "nogpu-debian12.json", "h200-broken-tf210.json", "h200-cuda.json", "walkthrough-windows.json"}) {
-    const Snapshot s = load(name);
+    const Snapshot s = test::fixture_snapshot(name);
     const doctor::Report r = doctor::diagnose(s, knowledge::Compat::embedded());
     const std::string page = render_html_report(r, s, "2026-12-07T21:30:00Z");
     EXPECT_NE(page.find(r.ready ? "data-ready=\"true\"" : "data-ready=\"false\""), std::string::npos) << name;
@@ -142,11 +136,11 @@ TEST(Report, EveryFixtureMachineGetsItsVerdictAndFindings) {
     for (const char* load : {"src=", "href=", "url(", "@import"}) EXPECT_EQ(page.find(load), std::string::npos) << load;
     EXPECT_EQ(count(page, "<svg"), 0u) << name << ": no measurements, no chart";
   }
-  EXPECT_NE(page_of(load("nogpu-debian12.json")).find("data-code=\"gpu.none\""), std::string::npos);
+  EXPECT_NE(page_of(test::fixture_snapshot("nogpu-debian12.json")).find("data-code=\"gpu.none\""), std::string::npos);
 }
 
 TEST(Report, WhatVerifyMeasuredIsDrawnAgainstItsLimits) {
-  Snapshot s = load("h200.json");
+  Snapshot s = test::fixture_snapshot("h200.json");
   auto m = [](std::string key, double v, double limit, std::string unit, std::string status) {
     Measurement x;
     x.key = std::move(key);
@@ -260,7 +254,7 @@ TEST(Redact, ReplacesNamesConsistentlyAndKeepsVersions) {
   EXPECT_EQ(r.nvidia.gpus[0].name.value(), "NVIDIA GeForce GTX 1650");
   EXPECT_EQ(what.summary(), "the host name, 2 user names, 1 UUID and 2 IP addresses");
   // Nothing of the kind left in a real machine's snapshot, and it still diagnoses the same.
-  const Snapshot h = load("h200.json");
+  const Snapshot h = test::fixture_snapshot("h200.json");
   const Snapshot hr = redact(h);
   const std::string text = snapshot_to_json(hr).dump();
   for (const auto& gpu : h.nvidia.gpus) {
@@ -270,7 +264,7 @@ TEST(Redact, ReplacesNamesConsistentlyAndKeepsVersions) {
   }
   // The same diagnosis, finding for finding: versions (pip's "13.1.0.3", "==13.1.0.3") are not addresses.
   for (const char* name : {"h200.json", "walkthrough-windows.json", "h200-verified.json"}) {
-    const Snapshot before = load(name);
+    const Snapshot before = test::fixture_snapshot(name);
     Redaction seen;
     const Snapshot after = redact(before, &seen);
     auto codes = [](const Snapshot& x) {
@@ -314,7 +308,7 @@ TEST(Report, BenchIsDrawnAndEmbedded) {
          {"first_epoch_seconds", 0.6}, {"images_per_second", 352941.0}, {"accuracy", 0.99}, {"error", ""}},
         {{"device", "gpu"}, {"engine", ""}, {"error", "no GPU"}}}},
       {"speedup", 24.7}};
-  const Snapshot s = load("h200.json");
+  const Snapshot s = test::fixture_snapshot("h200.json");
   const std::string page =
       render_html_report(doctor::diagnose(s, knowledge::Compat::embedded()), s, "2026-12-07T21:30:00Z", &bench);
   EXPECT_NE(page.find("The GPU trains 24.7x as fast as the CPU."), std::string::npos);
