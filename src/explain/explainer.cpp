@@ -85,6 +85,17 @@ struct Explainer::Impl {
 
 namespace {
 
+// A map keyed by std::string, looked up by a string_view without a copy where the C++ library has heterogeneous
+// unordered lookup (libstdc++ 11+); the portable Linux build's (Debian 11, libstdc++ 10) copies the key.
+template <class Map>
+auto find_name(const Map& map, std::string_view key) {
+#if defined(__cpp_lib_generic_unordered_lookup)
+  return map.find(key);
+#else
+  return map.find(std::string(key));
+#endif
+}
+
 // A code's name has an underscore (CUDNN_STATUS_x, HSA_STATUS_x) or is camel case after its
 // first letters (cudaErrorX, hipErrorX, ncclSystemError): the words of a line that could be one.
 bool code_shaped(std::string_view word) {
@@ -2005,7 +2016,7 @@ std::vector<Match> Explainer::explain(std::string_view text, const Snapshot* mac
           p = e;
           continue;
         }
-        if (auto it = m.code_by_name.find(tok); it != m.code_by_name.end()) {
+        if (auto it = find_name(m.code_by_name, tok); it != m.code_by_name.end()) {
           for (const auto* r : it->second) take(r);
         } else if (const std::string bound = binding_code_name(tok, L); !bound.empty()) {
           if (auto u = m.code_by_name.find(bound); u != m.code_by_name.end())

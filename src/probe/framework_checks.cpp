@@ -10,7 +10,8 @@
 
 #include <algorithm>
 #include <future>
-#include <semaphore>
+#include <condition_variable>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
@@ -25,6 +26,38 @@
 
 namespace gpuready {
 namespace {
+
+// At most n holders at once (std::counting_semaphore's job; written out because the portable Linux build's C++
+// library, Debian 11's libstdc++ 10, has no <semaphore>). A Held slot is given back however its scope ends.
+class Slots {
+ public:
+  explicit Slots(unsigned n) : free_(n) {}
+  class Held {
+   public:
+    explicit Held(Slots& s) : s_(s) {
+      std::unique_lock lock(s_.m_);
+      s_.cv_.wait(lock, [this] { return s_.free_ > 0; });
+      --s_.free_;
+    }
+    ~Held() {
+      {
+        std::lock_guard lock(s_.m_);
+        ++s_.free_;
+      }
+      s_.cv_.notify_one();
+    }
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+
+   private:
+    Slots& s_;
+  };
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  unsigned free_;
+};
 
 constexpr size_t kMaxOutputKept = 32 * 1024;
 
@@ -178,8 +211,7 @@ void collect_frameworks(const Os& os, const std::vector<PythonEnv>& python, std:
       jobs.push_back({&env, fw, p.name});
     }
   // Imports are CPU-bound for a second or two each: as many at once as there are CPUs (at least 2).
-  static std::counting_semaphore<64> slots(
-      static_cast<std::ptrdiff_t>(std::clamp(std::thread::hardware_concurrency(), 2u, 64u)));
+  static Slots slots(std::clamp(std::thread::hardware_concurrency(), 2u, 64u));
   auto run = [&os, timeout](const Job& j) {
     // An interpreter the probe could not even find (a dangling venv link) is not run.
     if (!j.env->error.empty() && !j.env->prefix.has()) {
@@ -189,13 +221,7 @@ void collect_frameworks(const Os& os, const std::vector<PythonEnv>& python, std:
       return c;
     }
     // One slot for the length of the check, given back however it ends (an exception included).
-    struct Slot {
-      explicit Slot(std::counting_semaphore<64>& s) : sem(s) { sem.acquire(); }
-      ~Slot() { sem.release(); }
-      Slot(const Slot&) = delete;
-      Slot& operator=(const Slot&) = delete;
-      std::counting_semaphore<64>& sem;
-    } slot(slots);
+    Slots::Held slot(slots);
     return check_framework(os, j.env->interpreter, j.framework, j.package, timeout);
   };
   std::vector<std::future<FrameworkCheck>> results;
