@@ -397,12 +397,25 @@ std::vector<std::string> split_search_path(const std::string& list, bool windows
   return out;
 }
 
+std::optional<std::string> own_environment(const Os& os) {
+  const auto self = os.proc.self_path();
+  if (!self) return std::nullopt;
+  const std::string prefix = parent(parent(*self));
+  if (prefix.empty()) return std::nullopt;
+  // A venv (pyvenv.cfg) or a conda environment (conda-meta/); /usr of /usr/bin/gpuready is neither.
+  if (os.fs.exists(join(prefix, "pyvenv.cfg")) || os.fs.is_dir(join(prefix, "conda-meta"))) return prefix;
+  return std::nullopt;
+}
+
 std::vector<Candidate> discover(const Os& os, const std::vector<std::string>& python_args,
                                 std::vector<std::string>* notes) {
   Collector c{os, windows_mode(os.env), {}, {}, notes};
   for (const auto& a : python_args) c.add_argument(a);
   if (auto v = env_get(os.env, "VIRTUAL_ENV"); v && c.usable(*v)) c.add_prefix(*v, "venv");
   if (auto p = env_get(os.env, "CONDA_PREFIX"); p && c.usable(*p)) c.add_prefix(*p, "conda");
+  // The environment gpuready itself is installed in (`pip install gpuready` puts it in <env>/bin or <env>\Scripts):
+  // the one being diagnosed, whether or not it is activated.
+  if (auto env = own_environment(os)) c.add_prefix(*env, "gpuready's own environment");
   bool saw_shim = false;
   c.scan_path(&saw_shim);
   c.scan_pyenv(saw_shim);

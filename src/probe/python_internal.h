@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct Candidate {
   std::vector<std::string> found_by;  // "--python", "venv", "conda", "PATH", "pyenv", ...
   std::string problem;                // set when the candidate cannot be used as given
 };
+// The Python environment gpuready's executable is installed in (a venv or conda environment whose bin/ or Scripts
+// holds it: `pip install gpuready`), or nullopt.
+std::optional<std::string> own_environment(const Os& os);
 // Every interpreter worth looking at, deduplicated, in order of preference.
 std::vector<Candidate> discover(const Os& os, const std::vector<std::string>& python_args,
                                 std::vector<std::string>* notes);

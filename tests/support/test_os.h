@@ -57,7 +57,8 @@ class ScriptedProc final : public Proc {
   using Handler = std::function<ProcResult(const std::vector<std::string>& argv, const ProcOptions& options)>;
   explicit ScriptedProc(Handler h) : handler_(std::move(h)) {}
   ProcResult run(const std::vector<std::string>& argv, const ProcOptions& options) const override;
-  std::optional<std::string> self_path() const override { return std::string("/usr/bin/gpuready"); }
+  std::optional<std::string> self_path() const override { return self; }
+  std::string self = "/usr/bin/gpuready";  // where "gpuready" runs from (a venv's bin/ in the wheel's tests)
   mutable std::vector<std::vector<std::string>> calls;
 
  private:

@@ -105,6 +105,30 @@ std::unique_ptr<FixtureOs> h200_machine(const std::string& tree) {
 }
 }  // namespace
 
+// `pip install gpuready` into a venv puts the executable in <venv>/bin: run from there without activating the venv
+// (no VIRTUAL_ENV, not on PATH), the doctor still looks at that venv, the one being diagnosed.
+TEST(PythonProbe, TheVenvGpureadyIsInstalledInIsFoundWithoutActivation) {
+  FixtureOs f("python/h200_venv", {{"PATH", "/usr/bin:/bin"}, {"HOME", "/root"}},
+              [](const std::vector<std::string>& argv, const ProcOptions&) {
+                if (argv[0].rfind("/usr/bin/python3", 0) == 0) return debian_python_312();
+                return ProcResult{};
+              });
+  std::vector<PythonEnv> envs;
+  collect_python(f.os(), ProbeOptions{}, envs);
+  EXPECT_EQ(env_of(envs, "/opt/torch/.venv/bin/python3"), nullptr) << names(envs);  // /usr/bin/gpuready: not in it
+
+  f.proc.self = "/opt/torch/.venv/bin/gpuready";
+  envs.clear();
+  collect_python(f.os(), ProbeOptions{}, envs);
+  const PythonEnv* venv = env_of(envs, "/opt/torch/.venv/bin/python3");
+  ASSERT_NE(venv, nullptr) << names(envs);
+  EXPECT_TRUE(has(venv->found_by, "gpuready's own environment"));
+  EXPECT_NE(pkg(*venv, "torch"), nullptr);
+  EXPECT_EQ(python::own_environment(f.os()).value_or("?"), "/opt/torch/.venv");
+  f.proc.self = "/opt/torch/bin/gpuready";  // a prefix that is no environment
+  EXPECT_FALSE(python::own_environment(f.os()).has_value());
+}
+
 TEST(PythonProbe, H200VenvIsAnsweredByItsFilesAndTheSystemPythonIsAskedOnce) {
   const auto machine = h200_machine("python/h200_venv");
   const FixtureOs& f = *machine;
