@@ -66,6 +66,8 @@ void setup_report(CLI::App& app, int* exit_code);
 // `gpuready bench`: the CNN epoch on CPU and GPU (bench_cmd.cpp).
 void setup_bench(CLI::App& app, int* exit_code);
 void setup_bench_engine(CLI::App& app, int* exit_code);  // hidden: bench's GPU child
+// Registers `completion bash|zsh`: a shell completion script made from the registered subcommands and options.
+void setup_completion(CLI::App& app, int* exit_code);
 // Hidden: `gpuready __verify-gpu`, the child that loads the CUDA module and runs its checks (verify_gpu_cmd.cpp).
 void setup_verify_gpu(CLI::App& app, int* exit_code);
 

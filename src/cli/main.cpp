@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/build_info.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -9,7 +10,7 @@ int main(int argc, char** argv) {
   gpuready::harden_process();
   gpuready::prepare_heap();
   CLI::App app{"gpuready: is this machine ready for GPU deep learning, and if not, exactly what to do"};
-  app.set_version_flag("--version", std::string("gpuready ") + GPUREADY_VERSION);
+  app.set_version_flag("--version", version_text, "Print the version, commit, build day, the knowledge tables' date and the optional parts, and exit");
   app.require_subcommand(0, 1);
   int exit_code = kExitOk;
   setup_probe(app, &exit_code);
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   setup_verify_gpu(app, &exit_code);
   setup_bench(app, &exit_code);
   setup_bench_engine(app, &exit_code);
+  setup_completion(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

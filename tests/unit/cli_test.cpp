@@ -115,3 +115,67 @@ TEST(Cli, HostileEnvironmentDoesNotBreakTheProbe) {
   for (const auto& n : s.notes) path_noted = path_noted || n.rfind("python: PATH has", 0) == 0;
   EXPECT_TRUE(path_noted) << "the capped PATH walk must leave a note";
 }
+
+// `--version`: the build (version, commit, day), the tables' date (the newest date in data/freshness.csv), and the
+// optional parts: this build's CUDA module, found beside the executable where the build puts it.
+TEST(Cli, VersionSaysTheBuildTheTablesAndTheModules) {
+  const ProcResult r = run_gpuready({"--version"});
+  ASSERT_TRUE(r.ok()) << r.error << r.err;
+  EXPECT_EQ(r.out.rfind(std::string("gpuready ") + GPUREADY_VERSION + "\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\ncommit "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", built 20"), std::string::npos) << r.out;
+  std::ifstream fresh(std::string(GPUREADY_SOURCE_DIR) + "/data/freshness.csv");
+  std::string line, newest;
+  while (std::getline(fresh, line)) {
+    // component,newest,date,...: the third field when it is a date
+    const size_t a = line.find(','), b = a == std::string::npos ? a : line.find(',', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string date = line.substr(b + 1, 10);
+    if (date.size() == 10 && date[4] == '-' && date > newest) newest = date;
+  }
+  ASSERT_FALSE(newest.empty());
+  EXPECT_NE(r.out.find("knowledge tables: as of " + newest + " ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pytorch "), std::string::npos) << r.out;
+#if defined(GPUREADY_TEST_CUDA_MODULE) && !defined(_WIN32)  // under Wine the path is Z:\...
+  const std::string exe = GPUREADY_EXE;
+  EXPECT_NE(r.out.find("CUDA module (verify's GPU checks, bench's GPU engine): built; " +
+                       exe.substr(0, exe.find_last_of("/\\") + 1)),
+            std::string::npos)
+      << r.out;
+#endif
+  EXPECT_NE(r.out.find("explain's matcher: "), std::string::npos) << r.out;
+}
+
+// `completion bash|zsh`: made from the command line itself, so every visible subcommand and its flags are in it, the
+// hidden ones are not, and bash reads it and completes with it.
+TEST(Cli, CompletionScriptsListTheCommandsAndBashCompletesWithThem) {
+  const ProcResult b = run_gpuready({"completion", "bash"});
+  ASSERT_TRUE(b.ok()) << b.error << b.err;
+  for (const char* sub : {"probe", "plan", "doctor", "explain", "report", "verify", "bench", "--no-probe", "--replay"})
+    EXPECT_NE(b.out.find(sub), std::string::npos) << sub;
+  EXPECT_EQ(b.out.find("__probe-driver"), std::string::npos);  // hidden: not offered
+#if !defined(_WIN32)  // bash itself: Linux
+  const std::string path = temp_path("completion.bash");
+  {
+    std::ofstream f(path);
+    f << b.out;
+  }
+  // What bash offers after "gpuready expl" and after "gpuready explain --fi".
+  ProcOptions o;
+  o.timeout = std::chrono::seconds(30);
+  const ProcResult c = real_os().proc.run(
+      {"/bin/bash", "-c",
+       "source '" + path + "'; COMP_WORDS=(gpuready expl); COMP_CWORD=1; _gpuready; echo \"${COMPREPLY[*]}\"; "
+       "COMP_WORDS=(gpuready explain --fi); COMP_CWORD=2; _gpuready; echo \"${COMPREPLY[*]}\""},
+      o);
+  std::remove(path.c_str());
+  ASSERT_TRUE(c.ok()) << c.error << c.err;
+  EXPECT_EQ(c.out, "explain\n--file\n");
+#endif
+
+  const ProcResult z = run_gpuready({"completion", "zsh"});
+  ASSERT_TRUE(z.ok()) << z.error << z.err;
+  EXPECT_EQ(z.out.rfind("#compdef gpuready\n", 0), 0u);
+  EXPECT_NE(z.out.find("'--file=["), std::string::npos) << z.out.substr(0, 2000);
+  EXPECT_NE(run_gpuready({"completion", "fish"}).exit_code, 0);  // not one it makes: a usage error
+}
