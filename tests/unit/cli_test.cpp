@@ -2,6 +2,7 @@
 // (through the same Proc seam gpuready uses) and checks exit codes and output.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -118,9 +119,16 @@ TEST(Cli, HostileEnvironmentDoesNotBreakTheProbe) {
 
 // `--version`: the build (version, commit, day), the tables' date (the newest date in data/freshness.csv), and the
 // optional parts: this build's CUDA module, found beside the executable where the build puts it.
+// What a command printed, with Windows' text-mode line ends ("\r\n") read as "\n".
+std::string lines_of(std::string out) {
+  out.erase(std::remove(out.begin(), out.end(), '\r'), out.end());
+  return out;
+}
+
 TEST(Cli, VersionSaysTheBuildTheTablesAndTheModules) {
-  const ProcResult r = run_gpuready({"--version"});
+  ProcResult r = run_gpuready({"--version"});
   ASSERT_TRUE(r.ok()) << r.error << r.err;
+  r.out = lines_of(r.out);
   EXPECT_EQ(r.out.rfind(std::string("gpuready ") + GPUREADY_VERSION + "\n", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\ncommit "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(", built 20"), std::string::npos) << r.out;
@@ -173,8 +181,9 @@ TEST(Cli, CompletionScriptsListTheCommandsAndBashCompletesWithThem) {
   EXPECT_EQ(c.out, "explain\n--file\n");
 #endif
 
-  const ProcResult z = run_gpuready({"completion", "zsh"});
+  ProcResult z = run_gpuready({"completion", "zsh"});
   ASSERT_TRUE(z.ok()) << z.error << z.err;
+  z.out = lines_of(z.out);
   EXPECT_EQ(z.out.rfind("#compdef gpuready\n", 0), 0u);
   EXPECT_NE(z.out.find("'--file=["), std::string::npos) << z.out.substr(0, 2000);
   EXPECT_NE(run_gpuready({"completion", "fish"}).exit_code, 0);  // not one it makes: a usage error
