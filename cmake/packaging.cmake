@@ -38,9 +38,10 @@ if(NOT CMAKE_CROSSCOMPILING)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${GPUREADY_GENERATED_DOCS_DIR}
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/packaging/manpage.py $<TARGET_FILE:gpuready>
               ${PROJECT_VERSION} ${GPUREADY_GENERATED_DOCS_DIR}/gpuready.1.gz
-      COMMAND sh -c "'$<TARGET_FILE:gpuready>' completion bash > '${GPUREADY_GENERATED_DOCS_DIR}/gpuready.bash'"
-      COMMAND sh -c "'$<TARGET_FILE:gpuready>' completion zsh > '${GPUREADY_GENERATED_DOCS_DIR}/_gpuready'"
-      DEPENDS gpuready ${PROJECT_SOURCE_DIR}/scripts/packaging/manpage.py
+      COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:gpuready> -DDIR=${GPUREADY_GENERATED_DOCS_DIR}
+              -P ${PROJECT_SOURCE_DIR}/cmake/completion_files.cmake
+      DEPENDS gpuready ${PROJECT_SOURCE_DIR}/scripts/packaging/manpage.py ${PROJECT_SOURCE_DIR}/cmake/completion_files.cmake
+      VERBATIM
       COMMENT "Man page and shell completions from gpuready's own help")
   endif()
 endif()

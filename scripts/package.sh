@@ -67,7 +67,8 @@ cleanup() { mountpoint -q "$chroot_dir$root" && umount "$chroot_dir$root" || tru
 trap cleanup EXIT
 # Debian 12's header-only CLI11, nlohmann_json, fmt and stb, copied in (Debian 11's are too old).
 mkdir -p "$chroot_dir/opt/gpuready-headers"
-for h in CLI nlohmann fmt stb; do rm -rf "$chroot_dir/opt/gpuready-headers/$h"; cp -r "/usr/include/$h" "$chroot_dir/opt/gpuready-headers/"; done
+# cp -a keeps the headers' times, so a second run rebuilds nothing.
+for h in CLI nlohmann fmt stb; do rm -rf "$chroot_dir/opt/gpuready-headers/$h"; cp -a "/usr/include/$h" "$chroot_dir/opt/gpuready-headers/"; done
 mkdir -p build/portable-tools
 for cc in gcc g++; do ln -sf "$root/scripts/packaging/chroot-cc.sh" "build/portable-tools/$cc"; done
 step "portable build (build/portable, Debian 11's g++ $(chroot "$chroot_dir" g++ -dumpfullversion))"

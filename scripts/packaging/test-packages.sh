@@ -32,7 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 system() {  # system NAME FROM: a copy of FROM at $work/NAME with /proc and /dev
-  cp -a "$2" "$work/$1"
+  cp -a --one-file-system "$2" "$work/$1"  # not what is mounted inside it (proc, the bind-mounted tree)
   for d in proc dev; do mount --bind "/$d" "$work/$1/$d"; mounts+=("$work/$1/$d"); done
 }
 in_() { local r=$1; shift; chroot "$r" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
@@ -54,7 +54,7 @@ rc=0; in_ "$work/deb" sh -c 'cd /tmp && gpuready' > "$work/deb-run.txt" 2>&1 || 
 if [[ $rc == 0 || $rc == 1 ]] && grep -q . "$work/deb-run.txt"; then pass "gpuready (the doctor) exit $rc: $(grep -m1 -i 'verdict\|ready' "$work/deb-run.txt" | cut -c1-100)"; else fail "gpuready exit $rc: $(head -5 "$work/deb-run.txt")"; fi
 ver=$(in_ "$work/deb" gpuready --version 2>&1 || true)
 echo "$ver" | sed 's/^/    /'
-echo "$ver" | grep -q "CUDA module.*built; /usr/lib/gpuready/libgpuready-cuda.so" && pass "--version finds the CUDA module in /usr/lib/gpuready" || fail "--version: CUDA module not found"
+echo "$ver" | grep -Eq "CUDA module.*built; /usr/(bin/\.\./)?lib/gpuready/libgpuready-cuda.so" && pass "--version finds the CUDA module in /usr/lib/gpuready" || fail "--version: CUDA module not found"
 for f in /usr/share/man/man1/gpuready.1.gz /usr/share/bash-completion/completions/gpuready /usr/share/zsh/vendor-completions/_gpuready /usr/share/doc/gpuready/copyright /usr/lib/gpuready/libgpuready-cpu.so; do
   [[ -f $work/deb$f ]] && pass "installed $f" || fail "missing $f"
 done

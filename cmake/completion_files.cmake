@@ -1,0 +1,13 @@
+# Writes gpuready's bash and zsh completion scripts (`gpuready completion bash|zsh`) into DIR:
+#   cmake -DEXE=path/to/gpuready -DDIR=... -P completion_files.cmake      (target gpuready_generated_docs)
+foreach(shell bash zsh)
+  if(shell STREQUAL "bash")
+    set(out "${DIR}/gpuready.bash")
+  else()
+    set(out "${DIR}/_gpuready")
+  endif()
+  execute_process(COMMAND "${EXE}" completion ${shell} OUTPUT_FILE "${out}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${EXE} completion ${shell} exited ${rc}: ${err}")
+  endif()
+endforeach()
