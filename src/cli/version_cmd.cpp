@@ -5,6 +5,7 @@
 #include "cli/build_info.h"
 #include "explain/pattern.h"
 #include "knowledge/compat.h"
+#include "platform/module_loader.h"
 #include "platform/os.h"
 #include "train/bench.h"
 #include "verify/gpu_checks.h"
@@ -12,14 +13,11 @@
 namespace gpuready::cli {
 namespace {
 
-// Where an optional module is: the first candidate file that exists (the one the loader would try
-// first), or the folders it looked in.
+// Where an optional module is: the file the loader would load (find_module_file), or where it looked.
 std::string module_state(const Os& os, const std::vector<std::string>& candidates) {
-  for (const auto& c : candidates)
-    if (os.fs.exists(c)) return c;
-  std::string looked;
-  for (const auto& c : candidates) looked += (looked.empty() ? "" : ", ") + c;
-  return "not found (looked for " + looked + ")";
+  std::string tried;
+  const std::string file = find_module_file(os, candidates, &tried);
+  return file.empty() ? "not found (looked at " + tried + ")" : file;
 }
 
 }  // namespace

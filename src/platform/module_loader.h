@@ -29,6 +29,10 @@ struct LoadedModule {
   bool ok() const { return problem == ModuleProblem::none; }
 };
 
+// The file load_module tries: the first candidate that is an absolute path and exists; "" when none is, with *tried
+// saying where it looked ("x (ignored: not an absolute path)", ...). `gpuready --version` shows the same file.
+std::string find_module_file(const Os& os, const std::vector<std::string>& candidates, std::string* tried);
+
 // `file_name` is what a missing module is called in the message ("libgpuready-cuda.so").
 LoadedModule load_module(const Os& os, const std::vector<std::string>& candidates, const ModuleSymbols& symbols,
                          int expected_abi, const std::string& file_name);
